@@ -1,0 +1,159 @@
+"""Every error kobrowser raises.
+
+All of them derive from one base, so ``except kobrowser.KoBrowserError``
+catches anything the library raises on purpose. Third-party errors (aiohttp,
+OS, wsproto) never escape: the transport maps them to the classes below.
+Cancellation is never wrapped or swallowed.
+
+Hierarchy::
+
+    KoBrowserError
+     +-- LaunchError                 Chrome not found, or died while starting
+     +-- CDPError                    the protocol layer
+     |    +-- ProtocolError          Chrome answered a call with an error
+     |    +-- CDPTimeoutError        a call passed its deadline (also TimeoutError)
+     |    +-- TargetClosedError      the tab/frame/worker went away (closed, crashed, detached)
+     |    +-- ConnectionClosedError  the WebSocket/pipe to the browser is gone
+     +-- SnapshotError               a snapshot could not be taken
+     |    +-- InvalidSelectorError   the scope selector is not valid CSS
+     +-- ElementError                an action by id failed (carries ``element_id``)
+     |    +-- NoSnapshotError        no snapshot taken yet on this tab
+     |    +-- UnknownElementError    the id is not in the last snapshot
+     |    +-- StaleElementError      the element is gone or changed: take a new snapshot
+     |    +-- NotInteractableError   hidden, disabled, covered, or never stable
+     |    +-- WrongElementKindError  e.g. fill on a button, check on a link
+     +-- NavigationError             navigation failed (bad URL, DNS, refused)
+     +-- WaitTimeoutError            a wait passed its deadline (also TimeoutError)
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CDPError",
+    "CDPTimeoutError",
+    "ConnectionClosedError",
+    "ElementError",
+    "InvalidSelectorError",
+    "KoBrowserError",
+    "LaunchError",
+    "NavigationError",
+    "NoSnapshotError",
+    "NotInteractableError",
+    "ProtocolError",
+    "SnapshotError",
+    "StaleElementError",
+    "TargetClosedError",
+    "UnknownElementError",
+    "WaitTimeoutError",
+    "WrongElementKindError",
+]
+
+
+class KoBrowserError(Exception):
+    """Base of every error raised by kobrowser."""
+
+
+class LaunchError(KoBrowserError):
+    """Chrome could not be found or started.
+
+    When Chrome died while starting, ``stderr_tail`` holds the last lines it
+    printed.
+    """
+
+    def __init__(self, message: str, *, stderr_tail: str = "") -> None:
+        if stderr_tail:
+            message = f"{message}\n--- last lines of Chrome's stderr ---\n{stderr_tail}"
+        super().__init__(message)
+        self.stderr_tail = stderr_tail
+
+
+class CDPError(KoBrowserError):
+    """Base of errors from the Chrome DevTools Protocol layer."""
+
+
+class ProtocolError(CDPError):
+    """Chrome answered a call with an error.
+
+    Attributes:
+        code: the CDP error code (e.g. -32000).
+        message: Chrome's message.
+        method: the CDP method that was called.
+    """
+
+    def __init__(self, method: str, code: int, message: str, data: str | None = None) -> None:
+        text = f"{method} failed: {message} (code {code})"
+        if data:
+            text += f": {data}"
+        super().__init__(text)
+        self.method = method
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+class CDPTimeoutError(CDPError, TimeoutError):
+    """A CDP call got no answer before its deadline."""
+
+    def __init__(self, method: str, timeout: float) -> None:
+        super().__init__(f"{method} got no answer within {timeout:g} s")
+        self.method = method
+        self.timeout = timeout
+
+
+class TargetClosedError(CDPError):
+    """The target (tab, frame, worker) of a session is gone: closed, crashed or detached."""
+
+
+class ConnectionClosedError(CDPError):
+    """The connection to the browser is closed or was lost."""
+
+
+class SnapshotError(KoBrowserError):
+    """A snapshot could not be taken."""
+
+
+class InvalidSelectorError(SnapshotError, ValueError):
+    """The CSS selector given as a snapshot scope is not valid."""
+
+
+class ElementError(KoBrowserError):
+    """An action on an element (by snapshot id) failed.
+
+    Attributes:
+        element_id: the id the caller passed, when there is one.
+    """
+
+    def __init__(self, message: str, element_id: int | None = None) -> None:
+        super().__init__(message)
+        self.element_id = element_id
+
+
+class NoSnapshotError(ElementError):
+    """An action by id was asked for before any snapshot of the tab."""
+
+
+class UnknownElementError(ElementError, LookupError):
+    """The id is not in the last snapshot (the message gives the valid range)."""
+
+
+class StaleElementError(ElementError):
+    """The element of that id navigated away, left the DOM, or changed role/name.
+
+    Take a new snapshot and use the ids it gives.
+    """
+
+
+class NotInteractableError(ElementError):
+    """The element is hidden, disabled, covered by another element, or never stable."""
+
+
+class WrongElementKindError(ElementError, TypeError):
+    """The action does not apply to this kind of element (e.g. fill on a button)."""
+
+
+class NavigationError(KoBrowserError):
+    """Navigation failed: invalid URL, DNS or connection failure, aborted load."""
+
+
+class WaitTimeoutError(KoBrowserError, TimeoutError):
+    """A wait (for load, text, selector, URL, function) passed its deadline."""
