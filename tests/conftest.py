@@ -1,0 +1,99 @@
+"""Shared test fixtures.
+
+``server``
+    Session-scoped :class:`_server.PageServer`: two HTTP origins on 127.0.0.1,
+    served from a background thread with its own event loop (works under
+    asyncio and trio tests alike). ``server.url(path)`` is
+    ``http://127.0.0.1:PORT/path``, ``server.cross_url(path)`` is
+    ``http://localhost:PORT2/path`` (a different site, so an out-of-process
+    iframe in Chrome). Routes, gates and the request log are reset after every
+    test. See tests/_server.py for the whole API.
+
+``anyio_backend``
+    Async tests use ``@pytest.mark.anyio`` and run on asyncio. Tests also
+    marked ``@pytest.mark.both_backends`` run twice, on asyncio and on trio::
+
+        pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
+
+    A directory's own conftest.py may override ``anyio_backend`` entirely
+    (for example ``params=["asyncio", "trio"]`` for every test below it).
+
+``react_vendor``
+    Path prefix (``/vendor``) of the React 18 UMD builds that
+    scripts/setup.sh copies into tests/pages/vendor/: skips the test when
+    they are missing, fails it under CI.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+_TESTS_DIR = Path(__file__).resolve().parent
+if str(_TESTS_DIR) not in sys.path:  # so `import _server` works in any import mode
+    sys.path.insert(0, str(_TESTS_DIR))
+
+from _server import PageServer  # noqa: E402
+
+BACKENDS = ("asyncio", "trio")
+_session_server: PageServer | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "both_backends: run this anyio test on asyncio and on trio "
+        "(use together with @pytest.mark.anyio)",
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if (
+        metafunc.definition.get_closest_marker("both_backends") is not None
+        and "anyio_backend" in metafunc.fixturenames
+    ):
+        metafunc.parametrize("anyio_backend", BACKENDS, indirect=True, scope="module")
+
+
+@pytest.fixture(scope="module")
+def anyio_backend(request: pytest.FixtureRequest) -> str:
+    """asyncio, or the backend a ``both_backends`` parametrization asks for."""
+    backend: str = getattr(request, "param", "asyncio")
+    return backend
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[PageServer]:
+    global _session_server
+    srv = PageServer().start()
+    _session_server = srv
+    try:
+        yield srv
+    finally:
+        _session_server = None
+        srv.stop()
+
+
+@pytest.fixture(autouse=True)
+def _reset_server() -> Iterator[None]:
+    """Every test starts from an empty route table (when the server is running)."""
+    yield
+    if _session_server is not None:
+        _session_server.reset()
+
+
+@pytest.fixture
+def react_vendor() -> str:
+    vendor = _TESTS_DIR / "pages" / "vendor"
+    needed = ("react.production.min.js", "react-dom.production.min.js")
+    missing = [name for name in needed if not (vendor / name).is_file()]
+    if missing:
+        msg = f"React UMD builds missing in {vendor} ({', '.join(missing)}): run scripts/setup.sh"
+        if os.environ.get("CI"):
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return "/vendor"
