@@ -104,12 +104,12 @@ class Gate:
         if not self._arrived.wait(timeout):
             raise TimeoutError(f"no request for {self.path} reached the gate in {timeout}s")
 
-    async def arrived(self, timeout: float = 10.0) -> None:  # noqa: ASYNC109
-        """Async :meth:`wait_arrived` for asyncio and trio tests alike.
+    def arrived(self, timeout: float = 10.0) -> Awaitable[None]:
+        """``await gate.arrived()``: :meth:`wait_arrived` for asyncio and trio tests.
 
         Waits in a worker thread, so the test's own loop keeps running.
         """
-        await anyio.to_thread.run_sync(self.wait_arrived, timeout, abandon_on_cancel=True)
+        return anyio.to_thread.run_sync(self.wait_arrived, timeout, abandon_on_cancel=True)
 
     # --- server loop side ---
 

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Set everything up, then run the whole check: ruff, mypy, pytest.
+# Arguments go to pytest: scripts/test.sh tests/cdp -k crash -x
+# All three run even when one fails; the exit status is non-zero if any failed.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+scripts/setup.sh
+
+failed=()
+
+step() { printf '\n==> %s\n' "$*" >&2; }
+
+step "ruff check ."
+.venv/bin/ruff check . || failed+=("ruff")
+
+step "mypy (config in pyproject.toml)"
+.venv/bin/mypy || failed+=("mypy")
+
+step "pytest $*"
+rc=0
+.venv/bin/python -m pytest "$@" || rc=$?
+if [[ $rc -eq 5 ]]; then
+    printf '\ntest: error: pytest collected no tests (exit code 5); check the paths and -k/-m filters: %s\n' "$*" >&2
+    failed+=("pytest (no tests collected)")
+elif [[ $rc -ne 0 ]]; then
+    failed+=("pytest (exit code $rc)")
+fi
+
+if [[ ${#failed[@]} -gt 0 ]]; then
+    printf '\ntest: FAILED: %s\n' "$(IFS=', '; echo "${failed[*]}")" >&2
+    exit 1
+fi
+printf '\ntest: all passed (ruff, mypy, pytest)\n' >&2
