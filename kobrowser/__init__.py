@@ -1,0 +1,58 @@
+"""kobrowser: see and drive real web pages through Chrome's accessibility tree.
+
+The public API is re-exported here; everything else is private.
+"""
+
+from __future__ import annotations
+
+from ._browser import Browser, connect, launch
+from ._exceptions import (
+    CDPError,
+    CDPTimeoutError,
+    ConnectionClosedError,
+    ElementError,
+    InvalidSelectorError,
+    KoBrowserError,
+    LaunchError,
+    NavigationError,
+    NoSnapshotError,
+    NotInteractableError,
+    ProtocolError,
+    SnapshotError,
+    StaleElementError,
+    TargetClosedError,
+    UnknownElementError,
+    WaitTimeoutError,
+    WrongElementKindError,
+)
+from ._tab import Tab
+from .cdp import CDPEvent, CDPSession, EventStream
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Browser",
+    "CDPError",
+    "CDPEvent",
+    "CDPSession",
+    "CDPTimeoutError",
+    "ConnectionClosedError",
+    "ElementError",
+    "EventStream",
+    "InvalidSelectorError",
+    "KoBrowserError",
+    "LaunchError",
+    "NavigationError",
+    "NoSnapshotError",
+    "NotInteractableError",
+    "ProtocolError",
+    "SnapshotError",
+    "StaleElementError",
+    "Tab",
+    "TargetClosedError",
+    "UnknownElementError",
+    "WaitTimeoutError",
+    "WrongElementKindError",
+    "connect",
+    "launch",
+]

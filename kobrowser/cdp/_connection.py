@@ -1,0 +1,314 @@
+"""The CDP multiplexer: one transport, many flattened sessions.
+
+The connection owns a reader task (in its task group) that decodes only the
+message envelope, resolves replies inline and routes events to sessions. It
+never runs or awaits user code, so a slow event consumer cannot delay a
+reply. Every call has a deadline; a closed target fails its session's
+waiting calls at once, and a lost connection fails every waiting call.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.abc
+import msgspec
+
+from .._exceptions import (
+    CDPTimeoutError,
+    ConnectionClosedError,
+    KoBrowserError,
+    ProtocolError,
+    TargetClosedError,
+)
+from ._session import CDPSession
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from ._transport import Transport
+
+__all__ = ["Connection"]
+
+_log = logging.getLogger("kobrowser.cdp")
+
+
+class _ErrorBody(msgspec.Struct):
+    code: int = 0
+    message: str = ""
+    data: str | None = None
+
+
+class _Envelope(msgspec.Struct):
+    id: int | None = None
+    method: str | None = None
+    sessionId: str | None = None
+    error: _ErrorBody | None = None
+    result: msgspec.Raw = msgspec.Raw()
+    params: msgspec.Raw = msgspec.Raw()
+
+
+class _TargetInfo(msgspec.Struct):
+    targetId: str
+    type: str = ""
+
+
+class _Attached(msgspec.Struct):
+    sessionId: str
+    targetInfo: _TargetInfo
+
+
+class _Detached(msgspec.Struct):
+    sessionId: str | None = None
+    targetId: str | None = None
+
+
+class _TargetRef(msgspec.Struct):
+    targetId: str
+
+
+_ENVELOPE = msgspec.json.Decoder(_Envelope)
+_ATTACHED = msgspec.json.Decoder(_Attached)
+_DETACHED = msgspec.json.Decoder(_Detached)
+_TARGET_REF = msgspec.json.Decoder(_TargetRef)
+_ENCODE = msgspec.json.Encoder().encode
+_EMPTY = msgspec.Raw(b"{}")
+
+_LIFECYCLE = frozenset(
+    {
+        "Target.attachedToTarget",
+        "Target.detachedFromTarget",
+        "Target.targetCrashed",
+        "Target.targetDestroyed",
+        "Inspector.targetCrashed",
+        "Inspector.detached",
+    }
+)
+
+
+class _Call:
+    __slots__ = ("error", "event", "method", "result", "session")
+
+    def __init__(self, method: str, session: CDPSession) -> None:
+        self.method = method
+        self.session = session
+        self.event = anyio.Event()
+        self.result: msgspec.Raw = _EMPTY
+        self.error: KoBrowserError | None = None
+
+
+class Connection:
+    """A CDP connection multiplexing flattened sessions over one transport.
+
+    Use as an async context manager; it owns the reader task::
+
+        async with Connection(transport, timeout=30) as conn:
+            version = await conn.root.send("Browser.getVersion")
+
+    Args:
+        transport: an open :class:`~kobrowser.cdp.Transport`; closed with the connection.
+        timeout: default deadline of every call, in seconds.
+    """
+
+    def __init__(self, transport: Transport, *, timeout: float = 30.0) -> None:
+        self._transport = transport
+        self.timeout = timeout
+        self._ids = itertools.count(1)
+        self._pending: dict[int, _Call] = {}
+        self._sessions: dict[str | None, CDPSession] = {}
+        self._closed: str | None = None
+        self._task_group: anyio.abc.TaskGroup | None = None
+        self.root = CDPSession(self, None, target_type="browser")
+        self._sessions[None] = self.root
+        self._close_listeners: list[Any] = []
+
+    # -- lifecycle ---------------------------------------------------------
+
+    async def __aenter__(self) -> Connection:
+        task_group = anyio.create_task_group()
+        await task_group.__aenter__()
+        self._task_group = task_group
+        task_group.start_soon(self._reader)
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        assert self._task_group is not None
+        return await self._task_group.__aexit__(exc_type, exc, tb)
+
+    async def aclose(self) -> None:
+        """Close the connection; waiting calls fail with ConnectionClosedError. Idempotent."""
+        self._shutdown("the connection was closed")
+        await self._transport.aclose()
+        if self._task_group is not None:
+            self._task_group.cancel_scope.cancel()
+
+    @property
+    def closed(self) -> bool:
+        """True once the connection is closed or lost."""
+        return self._closed is not None
+
+    @property
+    def pending_count(self) -> int:
+        """How many calls are waiting for an answer (for diagnostics and tests)."""
+        return len(self._pending)
+
+    def on_close(self, callback: Any) -> None:
+        """Call ``callback(reason)`` (sync, fast) once when the connection ends."""
+        self._close_listeners.append(callback)
+
+    def session(self, session_id: str) -> CDPSession:
+        """The session object for a flattened session id (created on first use)."""
+        session = self._sessions.get(session_id)
+        if session is None:
+            if self._closed is not None:
+                raise ConnectionClosedError(self._closed)
+            session = CDPSession(self, session_id)
+            self._sessions[session_id] = session
+        return session
+
+    # -- calls -------------------------------------------------------------
+
+    async def call(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        session: CDPSession,
+        timeout: float | None,
+    ) -> msgspec.Raw:
+        """Send ``method`` on ``session`` and wait for its result (raw JSON)."""
+        if self._closed is not None:
+            raise ConnectionClosedError(self._closed)
+        if session._closed is not None:
+            raise TargetClosedError(f"{method}: {session._closed}")
+        call_id = next(self._ids)
+        message: dict[str, Any] = {"id": call_id, "method": method}
+        if params:
+            message["params"] = params
+        if session.id is not None:
+            message["sessionId"] = session.id
+        data = _ENCODE(message)
+        call = _Call(method, session)
+        self._pending[call_id] = call
+        deadline = self.timeout if timeout is None else timeout
+        try:
+            with anyio.fail_after(deadline):
+                await self._transport.send(data)
+                await call.event.wait()
+        except TimeoutError:
+            if call.error is None and not call.event.is_set():
+                raise CDPTimeoutError(method, deadline) from None
+        finally:
+            self._pending.pop(call_id, None)
+        if call.error is not None:
+            raise call.error
+        return call.result
+
+    # -- reader ------------------------------------------------------------
+
+    async def _reader(self) -> None:
+        receive = self._transport.receive
+        dispatch = self._dispatch
+        try:
+            while True:
+                dispatch(await receive())
+        except ConnectionClosedError as exc:
+            self._shutdown(str(exc))
+        except BaseException:
+            self._shutdown("the connection's reader stopped")
+            raise
+
+    def _dispatch(self, data: bytes | str) -> None:
+        try:
+            envelope = _ENVELOPE.decode(data)
+        except msgspec.DecodeError:
+            _log.warning("dropped a malformed CDP message: %.200r", data)
+            return
+        call_id = envelope.id
+        if call_id is not None:
+            call = self._pending.pop(call_id, None)
+            if call is None:
+                return  # late (timed out or cancelled caller) or unknown id
+            error = envelope.error
+            if error is not None:
+                call.error = ProtocolError(call.method, error.code, error.message, error.data)
+            else:
+                call.result = envelope.result
+            call.event.set()
+            return
+        method = envelope.method
+        if method is None:
+            return
+        if method in _LIFECYCLE:
+            self._lifecycle(method, envelope)
+        session = self._sessions.get(envelope.sessionId)
+        if session is not None:
+            session._dispatch(method, envelope.params)
+
+    def _lifecycle(self, method: str, envelope: _Envelope) -> None:
+        try:
+            if method == "Target.attachedToTarget":
+                attached = _ATTACHED.decode(envelope.params)
+                session = self.session(attached.sessionId)
+                session.target_id = attached.targetInfo.targetId
+                session.target_type = attached.targetInfo.type
+                session.parent_id = envelope.sessionId
+            elif method == "Target.detachedFromTarget":
+                detached = _DETACHED.decode(envelope.params)
+                if detached.sessionId is not None:
+                    self._close_session(detached.sessionId, "the target was detached")
+            elif method == "Inspector.targetCrashed":
+                if envelope.sessionId is not None:
+                    self._close_session(envelope.sessionId, "the target crashed")
+            elif method == "Inspector.detached":
+                if envelope.sessionId is not None:
+                    self._close_session(envelope.sessionId, "the target was detached")
+            else:
+                target_id = _TARGET_REF.decode(envelope.params).targetId
+                reason = (
+                    "the target crashed"
+                    if method == "Target.targetCrashed"
+                    else "the target was closed"
+                )
+                for sid, session in list(self._sessions.items()):
+                    if sid is not None and session.target_id == target_id:
+                        self._close_session(sid, reason)
+        except msgspec.DecodeError:
+            _log.warning("unexpected %s parameters", method)
+
+    def _close_session(self, session_id: str, reason: str) -> None:
+        session = self._sessions.pop(session_id, None)
+        if session is None:
+            return
+        session._close(reason)
+        for call in list(self._pending.values()):
+            if call.session is session and not call.event.is_set():
+                call.error = TargetClosedError(f"{call.method}: {reason}")
+                call.event.set()
+        for child_id, child in list(self._sessions.items()):
+            if child_id is not None and child.parent_id == session_id:
+                self._close_session(child_id, reason)
+
+    def _shutdown(self, reason: str) -> None:
+        if self._closed is not None:
+            return
+        self._closed = reason
+        for call in list(self._pending.values()):
+            if not call.event.is_set():
+                call.error = ConnectionClosedError(f"{call.method}: {reason}")
+                call.event.set()
+        for session in list(self._sessions.values()):
+            session._close(reason, ConnectionClosedError)
+        for callback in self._close_listeners:
+            try:
+                callback(reason)
+            except Exception:
+                _log.exception("connection close listener failed")
