@@ -72,8 +72,15 @@ find_chrome() {
     for var in KOBROWSER_CHROME CHROME_PATH; do
         path="${!var:-}"
         if [[ -n "$path" ]]; then
-            # An explicit setting wins; a wrong one is an error, not a fallback.
-            [[ -x "$path" ]] || die "$var=$path is not an executable file"
+            # An explicit setting wins (a path, or a command name on PATH);
+            # a wrong one is an error, not a fallback.
+            if [[ "$path" != */* ]]; then
+                path="$(command -v "$path" 2>/dev/null)" || path="${!var}"
+            fi
+            if [[ ! -f "$path" || ! -x "$path" ]]; then
+                say "error: $var=${!var} is not an executable file (unset it or fix it)"
+                return 2
+            fi
             printf '%s\n' "$path"
             return 0
         fi
@@ -95,7 +102,11 @@ find_chrome() {
 
 APT_CMD="apt-get update && apt-get install -y --no-install-recommends chromium"
 
-if ! chrome="$(find_chrome)"; then
+chrome_rc=0
+chrome="$(find_chrome)" || chrome_rc=$?
+if [[ $chrome_rc -eq 2 ]]; then
+    exit 1
+elif [[ $chrome_rc -ne 0 ]]; then
     if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
         say "no Chrome/Chromium found; installing Debian's chromium: $APT_CMD"
         export DEBIAN_FRONTEND=noninteractive
