@@ -64,8 +64,8 @@ else
 fi
 
 # --- 2. Chrome / Chromium -----------------------------------------------------
-# Same order as the library's launcher: KOBROWSER_CHROME, CHROME_PATH, PATH
-# names, then common install paths.
+# Same order as the library's launcher (kobrowser/cdp/_launcher.py: find_chrome):
+# KOBROWSER_CHROME, CHROME_PATH, PATH names, then common install paths.
 
 find_chrome() {
     local var name path
@@ -91,7 +91,10 @@ find_chrome() {
             return 0
         fi
     done
-    for path in /usr/bin/chromium /usr/lib/chromium/chromium /opt/google/chrome/chrome /snap/bin/chromium; do
+    for path in /usr/bin/chromium /usr/lib/chromium/chromium /usr/bin/chromium-browser \
+        /usr/bin/google-chrome /opt/google/chrome/chrome /snap/bin/chromium \
+        "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome" \
+        /Applications/Chromium.app/Contents/MacOS/Chromium; do
         if [[ -x "$path" ]]; then
             printf '%s\n' "$path"
             return 0
