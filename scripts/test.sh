@@ -30,7 +30,8 @@ elif [[ $rc -ne 0 ]]; then
 fi
 
 if [[ ${#failed[@]} -gt 0 ]]; then
-    printf '\ntest: FAILED: %s\n' "$(IFS=', '; echo "${failed[*]}")" >&2
+    joined="$(printf '%s, ' "${failed[@]}")"
+    printf '\ntest: FAILED: %s\n' "${joined%, }" >&2
     exit 1
 fi
 printf '\ntest: all passed (ruff, mypy, pytest)\n' >&2
