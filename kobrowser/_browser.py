@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from contextlib import AsyncExitStack, suppress
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.abc
 
 from ._exceptions import KoBrowserError
 from ._tab import Tab
@@ -16,7 +17,7 @@ from .cdp import ChromeProcess, Connection, find_chrome, open_transport, resolve
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from ._snapshot_api import Snapshot
+    from ._snapshot import Snapshot
 
 __all__ = ["Browser", "connect", "launch"]
 
@@ -88,6 +89,7 @@ class Browser:
         self.timeout = timeout
         self._connection: Connection | None = None
         self._stack: AsyncExitStack | None = None
+        self._task_group: anyio.abc.TaskGroup | None = None
         self._tabs: dict[str, Tab] = {}
         self._current: Tab | None = None
         self._started = False
@@ -103,6 +105,7 @@ class Browser:
         await stack.__aenter__()
         try:
             task_group = await stack.enter_async_context(anyio.create_task_group())
+            self._task_group = task_group
             if self._process is not None:
                 stack.push_async_callback(self._process.aclose)
                 ws_url = await self._process.start(timeout=self.timeout)
@@ -218,6 +221,12 @@ class Browser:
             raise
         self._current = tab
         return tab
+
+    def _spawn(self, func: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run a background job of a tab in this browser's task group."""
+        if self._task_group is None or self._closed:
+            return
+        self._task_group.start_soon(func)
 
     def _forget(self, tab: Tab) -> None:
         self._tabs.pop(tab.target_id, None)

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ._exceptions import KoBrowserError, NavigationError, ProtocolError, TargetClosedError
+from ._frames import FrameRegistry
+from ._snapshot import Snapshot, take_snapshot
 from .cdp import CDPSession
 
 if TYPE_CHECKING:
@@ -29,6 +31,9 @@ class Tab:
         self.cdp = session
         self.target_id = target_id
         self._closed = False
+        self._frames = FrameRegistry(session, browser._spawn)
+        self._owner_cache: dict[str, int] = {}
+        self._last_snapshot: Snapshot | None = None
 
     def __repr__(self) -> str:
         return f"<Tab {self.target_id}{' closed' if self.closed else ''}>"
@@ -50,6 +55,56 @@ class Tab:
 
     async def _init(self) -> None:
         await self.cdp.send("Page.enable")
+        await self._frames.start()
+
+    @property
+    def last_snapshot(self) -> Snapshot | None:
+        """The latest snapshot of this tab (its ids are the ones actions use)."""
+        return self._last_snapshot
+
+    async def snapshot(
+        self,
+        *,
+        interactive: bool = False,
+        compact: bool = False,
+        depth: int | None = None,
+        selector: str | None = None,
+        timeout: float | None = None,
+    ) -> Snapshot:
+        """Take a numbered accessibility snapshot of the page and all its frames.
+
+        Every frame (same-process or out-of-process, nested to any depth) is
+        fetched concurrently and inlined under its ``iframe`` line; ids run
+        depth-first from 1 as printed. The new ids replace the previous
+        snapshot's for actions on this tab.
+
+        Args:
+            interactive: only interactive elements.
+            compact: drop unnamed structure, lifting its children.
+            depth: only elements at printed depth < depth.
+            selector: only the subtrees of the top document's elements that
+                match this CSS selector (none match: an empty snapshot).
+            timeout: deadline of each CDP call (default: the browser's).
+
+        Raises:
+            InvalidSelectorError: ``selector`` is not valid CSS.
+            TargetClosedError: the tab was closed or crashed.
+            CDPTimeoutError: the top document did not answer in time.
+
+        Cancelling the caller abandons the snapshot and keeps the previous one.
+        """
+        snap = await take_snapshot(
+            self.cdp,
+            self._frames,
+            owner_cache=self._owner_cache,
+            interactive=interactive,
+            compact=compact,
+            depth=depth,
+            selector=selector,
+            timeout=self.timeout if timeout is None else timeout,
+        )
+        self._last_snapshot = snap
+        return snap
 
     async def open(self, url: str, *, timeout: float | None = None) -> None:
         """Navigate to ``url`` and wait for its load event.

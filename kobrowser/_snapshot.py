@@ -1,0 +1,169 @@
+"""The snapshot a tab hands to its caller: text, id map and printed tree."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import msgspec
+
+from .snapshot import build_tree, filter_tree, format_snapshot
+from .snapshot._fetch import fetch_frames, resolve_scope
+
+if TYPE_CHECKING:
+    from ._frames import FrameRegistry
+    from .cdp import CDPSession
+
+__all__ = ["Element", "Snapshot", "take_snapshot"]
+
+
+class Element(msgspec.Struct, kw_only=True):
+    """One numbered element of a snapshot.
+
+    Attributes:
+        id: its number in the snapshot text.
+        role, name, value, states: as printed (name and value untruncated).
+        frame_id: the frame whose document holds it.
+        backend_node_id: Chrome's backend DOM node id (None for text lines).
+        loader_id: the frame's document id when the snapshot was taken.
+        session: the CDP session that serves the frame.
+        depth: printed depth (0 = top level).
+        children: the printed children.
+    """
+
+    id: int
+    role: str
+    name: str
+    value: str | None
+    states: tuple[str, ...]
+    frame_id: str
+    backend_node_id: int | None
+    loader_id: str
+    session: Any = msgspec.field(default=None)
+    depth: int = 0
+    children: list[Element] = msgspec.field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (without the session object), children nested."""
+        return {
+            "id": self.id,
+            "role": self.role,
+            "name": self.name,
+            "value": self.value,
+            "states": list(self.states),
+            "frame_id": self.frame_id,
+            "backend_node_id": self.backend_node_id,
+            "loader_id": self.loader_id,
+            "children": [child.to_dict() for child in self.children],
+        }
+
+
+class Snapshot:
+    """A numbered accessibility snapshot of a tab (see SNAPSHOT-FORMAT.md).
+
+    Attributes:
+        text: the snapshot text, exactly in the documented format.
+        id_map: id -> :class:`Element`.
+        nodes: the printed tree's top-level elements.
+        url: the top document's URL.
+        title: the top document's title ("" when none).
+    """
+
+    __slots__ = ("id_map", "nodes", "text", "title", "url")
+
+    def __init__(
+        self, text: str, id_map: Mapping[int, Element], nodes: list[Element], url: str, title: str
+    ) -> None:
+        self.text = text
+        self.id_map = id_map
+        self.nodes = nodes
+        self.url = url
+        self.title = title
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"<Snapshot {self.url!r} {len(self.id_map)} elements>"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form: text, url, title and the element tree."""
+        return {
+            "url": self.url,
+            "title": self.title,
+            "text": self.text,
+            "nodes": [node.to_dict() for node in self.nodes],
+        }
+
+
+async def take_snapshot(
+    page: CDPSession,
+    frames: FrameRegistry,
+    *,
+    owner_cache: dict[str, int],
+    interactive: bool,
+    compact: bool,
+    depth: int | None,
+    selector: str | None,
+    timeout: float,
+) -> Snapshot:
+    """Fetch every frame, merge, filter, number and format (see Tab.snapshot)."""
+    if depth is not None and (not isinstance(depth, int) or depth < 0):
+        raise ValueError(f"depth must be a whole number >= 0, not {depth!r}")
+    with anyio.fail_after(timeout):
+        await frames.settled()
+    oopifs = [(f.frame_id, f.session, f.parent) for f in frames.frames()]
+    scope: set[tuple[str, int]] | None = None
+    if selector is None:
+        fetched = await fetch_frames(page, oopifs, timeout=timeout, owner_cache=owner_cache)
+    else:
+        results: dict[str, Any] = {}
+
+        async def get_scope() -> None:
+            results["scope"] = await resolve_scope(page, selector, timeout=timeout)
+
+        async def get_frames() -> None:
+            results["frames"] = await fetch_frames(
+                page, oopifs, timeout=timeout, owner_cache=owner_cache
+            )
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(get_scope)
+            tg.start_soon(get_frames)
+        fetched = results["frames"]
+        top_frame = fetched.root.frame_id
+        scope = {(top_frame, backend) for backend in results["scope"]}
+
+    root_nodes = fetched.root.nodes
+    raw_title = root_nodes[0].name.value if root_nodes and root_nodes[0].name else None
+    title = " ".join(raw_title.split()) if isinstance(raw_title, str) else ""
+    tree = build_tree(fetched.root, scope=scope)
+    tree = filter_tree(tree, interactive=interactive, compact=compact, depth=depth)
+    text, ordered = format_snapshot(tree, title=title or None)
+
+    documents = fetched.documents
+    elements: dict[int, Element] = {}
+    number: dict[int, int] = {}
+    for index, node in enumerate(ordered, 1):
+        number[id(node)] = index
+        document = documents.get(node.frame_id)
+        elements[index] = Element(
+            id=index,
+            role=node.role,
+            name=node.name,
+            value=node.value,
+            states=node.states,
+            frame_id=node.frame_id,
+            backend_node_id=node.backend_node_id,
+            loader_id=document.loader_id if document else "",
+            session=document.session if document else None,
+        )
+    for index, node in enumerate(ordered, 1):
+        element = elements[index]
+        for child in node.children:
+            child_element = elements[number[id(child)]]
+            child_element.depth = element.depth + 1
+            element.children.append(child_element)
+    roots = [elements[number[id(node)]] for node in tree]
+    return Snapshot(text, elements, roots, fetched.url, title)
