@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from types import TracebackType
 
     from ._snapshot import Snapshot
+    from ._tab_core import TabCore
 
 __all__ = ["Browser", "connect", "launch"]
 
@@ -228,7 +229,7 @@ class Browser:
             return
         self._task_group.start_soon(func)
 
-    def _forget(self, tab: Tab) -> None:
+    def _forget(self, tab: TabCore) -> None:
         self._tabs.pop(tab.target_id, None)
         if self._current is tab:
             self._current = None

@@ -1,169 +1,20 @@
-"""Tab: one page target, its CDP session, navigation and evaluation."""
+"""Tab: the public tab class, assembled from its parts."""
 
 from __future__ import annotations
 
-import contextlib
-from typing import TYPE_CHECKING, Any
-
-import anyio
-
-from ._exceptions import KoBrowserError, NavigationError, ProtocolError, TargetClosedError
-from ._frames import FrameRegistry
-from ._snapshot import Snapshot, take_snapshot
-from .cdp import CDPSession
-
-if TYPE_CHECKING:
-    from ._browser import Browser
+from ._actions import ActionsMixin
+from ._navigation import NavigationMixin
 
 __all__ = ["Tab"]
 
 
-class Tab:
+class Tab(NavigationMixin, ActionsMixin):
     """One browser tab (a page target) with its own CDP session and state.
+
+    Each tab has its own snapshot, id map, frame registry and event streams;
+    tabs never share state, so ``asyncio.gather`` over many tabs is safe.
 
     Attributes:
         cdp: the tab's raw :class:`~kobrowser.cdp.CDPSession` (send + subscribe).
         target_id: Chrome's id of the page target.
     """
-
-    def __init__(self, browser: Browser, session: CDPSession, target_id: str) -> None:
-        self._browser = browser
-        self.cdp = session
-        self.target_id = target_id
-        self._closed = False
-        self._frames = FrameRegistry(session, browser._spawn)
-        self._owner_cache: dict[str, int] = {}
-        self._last_snapshot: Snapshot | None = None
-
-    def __repr__(self) -> str:
-        return f"<Tab {self.target_id}{' closed' if self.closed else ''}>"
-
-    @property
-    def browser(self) -> Browser:
-        """The browser this tab belongs to."""
-        return self._browser
-
-    @property
-    def closed(self) -> bool:
-        """True once the tab was closed or crashed."""
-        return self._closed or self.cdp.closed
-
-    @property
-    def timeout(self) -> float:
-        """Default deadline in seconds (the browser's)."""
-        return self._browser.timeout
-
-    async def _init(self) -> None:
-        await self.cdp.send("Page.enable")
-        await self._frames.start()
-
-    @property
-    def last_snapshot(self) -> Snapshot | None:
-        """The latest snapshot of this tab (its ids are the ones actions use)."""
-        return self._last_snapshot
-
-    async def snapshot(
-        self,
-        *,
-        interactive: bool = False,
-        compact: bool = False,
-        depth: int | None = None,
-        selector: str | None = None,
-        timeout: float | None = None,
-    ) -> Snapshot:
-        """Take a numbered accessibility snapshot of the page and all its frames.
-
-        Every frame (same-process or out-of-process, nested to any depth) is
-        fetched concurrently and inlined under its ``iframe`` line; ids run
-        depth-first from 1 as printed. The new ids replace the previous
-        snapshot's for actions on this tab.
-
-        Args:
-            interactive: only interactive elements.
-            compact: drop unnamed structure, lifting its children.
-            depth: only elements at printed depth < depth.
-            selector: only the subtrees of the top document's elements that
-                match this CSS selector (none match: an empty snapshot).
-            timeout: deadline of each CDP call (default: the browser's).
-
-        Raises:
-            InvalidSelectorError: ``selector`` is not valid CSS.
-            TargetClosedError: the tab was closed or crashed.
-            CDPTimeoutError: the top document did not answer in time.
-
-        Cancelling the caller abandons the snapshot and keeps the previous one.
-        """
-        snap = await take_snapshot(
-            self.cdp,
-            self._frames,
-            owner_cache=self._owner_cache,
-            interactive=interactive,
-            compact=compact,
-            depth=depth,
-            selector=selector,
-            timeout=self.timeout if timeout is None else timeout,
-        )
-        self._last_snapshot = snap
-        return snap
-
-    async def open(self, url: str, *, timeout: float | None = None) -> None:
-        """Navigate to ``url`` and wait for its load event.
-
-        Raises:
-            NavigationError: invalid URL, DNS or connection failure.
-            CDPTimeoutError: no load event within ``timeout`` (default: the browser's).
-        """
-        deadline = self.timeout if timeout is None else timeout
-        with self.cdp.subscribe("Page.loadEventFired") as events:
-            try:
-                result = await self.cdp.send("Page.navigate", {"url": url}, timeout=deadline)
-            except ProtocolError as exc:
-                raise NavigationError(f"cannot open {url!r}: {exc.message}") from None
-            error = result.get("errorText")
-            if error:
-                raise NavigationError(f"cannot open {url!r}: {error}")
-            if "loaderId" not in result:
-                return  # same-document navigation: no load event follows
-            try:
-                await events.next(timeout=deadline)
-            except TimeoutError:
-                raise NavigationError(
-                    f"{url!r} did not fire its load event within {deadline:g} s"
-                ) from None
-
-    async def evaluate(self, expression: str, *, timeout: float | None = None) -> Any:
-        """Evaluate a JavaScript expression in the page and return its JSON value.
-
-        Promises are awaited. Raises KoBrowserError when the script throws.
-        """
-        result = await self.cdp.send(
-            "Runtime.evaluate",
-            {"expression": expression, "returnByValue": True, "awaitPromise": True},
-            timeout=timeout,
-        )
-        details = result.get("exceptionDetails")
-        if details:
-            text = details.get("exception", {}).get("description") or details.get("text")
-            raise KoBrowserError(f"JavaScript error: {text}")
-        return result.get("result", {}).get("value")
-
-    async def title(self) -> str:
-        """The document title."""
-        value = await self.evaluate("document.title")
-        return str(value or "")
-
-    async def close(self) -> None:
-        """Close the tab. Idempotent; other tabs are not affected."""
-        if self._closed:
-            return
-        self._closed = True
-        self._browser._forget(self)
-        connection = self.cdp.connection
-        if connection.closed:
-            return
-        with (
-            anyio.CancelScope(shield=True),
-            anyio.move_on_after(5),
-            contextlib.suppress(ProtocolError, TargetClosedError),
-        ):
-            await connection.root.send("Target.closeTarget", {"targetId": self.target_id})

@@ -1,0 +1,148 @@
+"""TabCore: a tab's session, frame registry, snapshot, evaluation and closing.
+
+The public :class:`~kobrowser.Tab` adds navigation and waits
+(``_navigation``) and actions by id (``_actions``) as mixins on this core.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from ._exceptions import KoBrowserError, ProtocolError, TargetClosedError
+from ._frames import FrameRegistry
+from ._snapshot import Snapshot, take_snapshot
+from .cdp import CDPSession
+
+if TYPE_CHECKING:
+    from ._browser import Browser
+
+__all__ = ["TabCore"]
+
+
+class TabCore:
+    """The state every part of a tab shares: session, frames, last snapshot.
+
+    Attributes:
+        cdp: the tab's raw :class:`~kobrowser.cdp.CDPSession` (send + subscribe).
+        target_id: Chrome's id of the page target.
+    """
+
+    def __init__(self, browser: Browser, session: CDPSession, target_id: str) -> None:
+        self._browser = browser
+        self.cdp = session
+        self.target_id = target_id
+        self._closed = False
+        self._frames = FrameRegistry(session, browser._spawn)
+        self._owner_cache: dict[str, int] = {}
+        self._last_snapshot: Snapshot | None = None
+
+    def __repr__(self) -> str:
+        return f"<Tab {self.target_id}{' closed' if self.closed else ''}>"
+
+    @property
+    def browser(self) -> Browser:
+        """The browser this tab belongs to."""
+        return self._browser
+
+    @property
+    def closed(self) -> bool:
+        """True once the tab was closed or crashed."""
+        return self._closed or self.cdp.closed
+
+    @property
+    def timeout(self) -> float:
+        """Default deadline in seconds (the browser's)."""
+        return self._browser.timeout
+
+    async def _init(self) -> None:
+        await self.cdp.send("Page.enable")
+        await self._frames.start()
+
+    @property
+    def last_snapshot(self) -> Snapshot | None:
+        """The latest snapshot of this tab (its ids are the ones actions use)."""
+        return self._last_snapshot
+
+    async def snapshot(
+        self,
+        *,
+        interactive: bool = False,
+        compact: bool = False,
+        depth: int | None = None,
+        selector: str | None = None,
+        timeout: float | None = None,
+    ) -> Snapshot:
+        """Take a numbered accessibility snapshot of the page and all its frames.
+
+        Every frame (same-process or out-of-process, nested to any depth) is
+        fetched concurrently and inlined under its ``iframe`` line; ids run
+        depth-first from 1 as printed. The new ids replace the previous
+        snapshot's for actions on this tab.
+
+        Args:
+            interactive: only interactive elements.
+            compact: drop unnamed structure, lifting its children.
+            depth: only elements at printed depth < depth.
+            selector: only the subtrees of the top document's elements that
+                match this CSS selector (none match: an empty snapshot).
+            timeout: deadline of each CDP call (default: the browser's).
+
+        Raises:
+            InvalidSelectorError: ``selector`` is not valid CSS.
+            TargetClosedError: the tab was closed or crashed.
+            CDPTimeoutError: the top document did not answer in time.
+
+        Cancelling the caller abandons the snapshot and keeps the previous one.
+        """
+        snap = await take_snapshot(
+            self.cdp,
+            self._frames,
+            owner_cache=self._owner_cache,
+            interactive=interactive,
+            compact=compact,
+            depth=depth,
+            selector=selector,
+            timeout=self.timeout if timeout is None else timeout,
+        )
+        self._last_snapshot = snap
+        return snap
+
+    async def evaluate(self, expression: str, *, timeout: float | None = None) -> Any:
+        """Evaluate a JavaScript expression in the page and return its JSON value.
+
+        Promises are awaited. Raises KoBrowserError when the script throws.
+        """
+        result = await self.cdp.send(
+            "Runtime.evaluate",
+            {"expression": expression, "returnByValue": True, "awaitPromise": True},
+            timeout=timeout,
+        )
+        details = result.get("exceptionDetails")
+        if details:
+            text = details.get("exception", {}).get("description") or details.get("text")
+            raise KoBrowserError(f"JavaScript error: {text}")
+        return result.get("result", {}).get("value")
+
+    async def title(self) -> str:
+        """The document title."""
+        value = await self.evaluate("document.title")
+        return str(value or "")
+
+    async def close(self) -> None:
+        """Close the tab. Idempotent; other tabs are not affected."""
+        if self._closed:
+            return
+        self._closed = True
+        self._browser._forget(self)
+        connection = self.cdp.connection
+        if connection.closed:
+            return
+        with (
+            anyio.CancelScope(shield=True),
+            anyio.move_on_after(5),
+            contextlib.suppress(ProtocolError, TargetClosedError),
+        ):
+            await connection.root.send("Target.closeTarget", {"targetId": self.target_id})
