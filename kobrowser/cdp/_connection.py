@@ -121,6 +121,9 @@ class Connection:
         self._sessions: dict[str | None, CDPSession] = {}
         self._closed: str | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
+        # The reader runs in its own scope: closing must cancel the reader only,
+        # never the code of the task that entered the connection.
+        self._reader_scope = anyio.CancelScope()
         self.root = CDPSession(self, None, target_type="browser")
         self._sessions[None] = self.root
         self._close_listeners: list[Any] = []
@@ -148,8 +151,7 @@ class Connection:
         """Close the connection; waiting calls fail with ConnectionClosedError. Idempotent."""
         self._shutdown("the connection was closed")
         await self._transport.aclose()
-        if self._task_group is not None:
-            self._task_group.cancel_scope.cancel()
+        self._reader_scope.cancel()
 
     @property
     def closed(self) -> bool:
@@ -218,8 +220,9 @@ class Connection:
         receive = self._transport.receive
         dispatch = self._dispatch
         try:
-            while True:
-                dispatch(await receive())
+            with self._reader_scope:
+                while True:
+                    dispatch(await receive())
         except ConnectionClosedError as exc:
             self._shutdown(str(exc))
         except BaseException:
