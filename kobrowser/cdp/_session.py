@@ -161,6 +161,7 @@ class CDPSession:
         self._listeners: dict[str, list[Listener]] = {}
         self._streams: list[EventStream] = []
         self._closed: str | None = None
+        self._close_error: type[Exception] = TargetClosedError
 
     @property
     def connection(self) -> Connection:
@@ -225,7 +226,7 @@ class CDPSession:
         """
         stream = EventStream(self, frozenset(methods), max_buffer)
         if self._closed is not None:
-            stream._fail(TargetClosedError(self._closed))
+            stream._fail(self._close_error(self._closed))
         else:
             self._streams.append(stream)
         return stream
@@ -266,6 +267,7 @@ class CDPSession:
         if self._closed is not None:
             return
         self._closed = reason
+        self._close_error = error
         streams, self._streams = self._streams, []
         for stream in streams:
             stream._fail(error(reason))
