@@ -1,0 +1,46 @@
+"""Snapshots: kobrowser's numbered text view of a page (SNAPSHOT-FORMAT.md).
+
+The pure part (no browser, no I/O) lives here: decoding structs for
+``Accessibility.getFullAXTree`` (``_ax``), the role table (``_roles``), tree
+building with frame merging (``_tree``), the modes (``_filter``), numbering and
+text (``_format``) and a parser for the text (``_parse``).
+
+Pipeline::
+
+    tree = decode_ax_tree(raw_result)                  # per frame
+    roots = build_tree(FrameAX(frame_id, tree.nodes, children={...}))
+    roots = filter_tree(roots, interactive=..., compact=..., depth=...)
+    text, nodes = format_snapshot(roots, title=title)  # nodes[i] has id i + 1
+"""
+
+from __future__ import annotations
+
+from ._ax import AX_TREE_DECODER, AXNode, AXProperty, AXTree, AXValue, decode_ax_tree
+from ._filter import filter_tree
+from ._format import format_snapshot
+from ._parse import ParsedSnapshot, SnapshotLine, parse_snapshot
+from ._roles import INTERACTIVE_ROLES, STRUCTURE_ROLES
+from ._tree import STATE_ORDER, FrameAX, Node, build_tree
+
+# The fetch layer (``_fetch``, per-frame AX fetch over CDP) is re-exported
+# here by its author; add its names to the imports and to ``__all__`` below.
+
+__all__ = [
+    "AX_TREE_DECODER",
+    "INTERACTIVE_ROLES",
+    "STATE_ORDER",
+    "STRUCTURE_ROLES",
+    "AXNode",
+    "AXProperty",
+    "AXTree",
+    "AXValue",
+    "FrameAX",
+    "Node",
+    "ParsedSnapshot",
+    "SnapshotLine",
+    "build_tree",
+    "decode_ax_tree",
+    "filter_tree",
+    "format_snapshot",
+    "parse_snapshot",
+]
