@@ -9,7 +9,7 @@ import anyio
 import msgspec
 
 from .snapshot import build_tree, filter_tree, format_snapshot
-from .snapshot._fetch import fetch_frames, resolve_scope
+from .snapshot._fetch import FrameDocument, fetch_frames, resolve_scope
 
 if TYPE_CHECKING:
     from ._frames import FrameRegistry
@@ -70,16 +70,28 @@ class Snapshot:
         title: the top document's title ("" when none).
     """
 
-    __slots__ = ("id_map", "nodes", "text", "title", "url")
+    __slots__ = ("_documents", "_owners", "id_map", "nodes", "text", "title", "url")
 
     def __init__(
-        self, text: str, id_map: Mapping[int, Element], nodes: list[Element], url: str, title: str
+        self,
+        text: str,
+        id_map: Mapping[int, Element],
+        nodes: list[Element],
+        url: str,
+        title: str,
+        *,
+        documents: Mapping[str, FrameDocument] | None = None,
+        owners: Mapping[str, int] | None = None,
     ) -> None:
         self.text = text
         self.id_map = id_map
         self.nodes = nodes
         self.url = url
         self.title = title
+        # Frame id -> document (session, loader, parent) and frame id -> owner
+        # <iframe> backend node id, as they were when the snapshot was taken.
+        self._documents: Mapping[str, FrameDocument] = documents or {}
+        self._owners: Mapping[str, int] = owners or {}
 
     def __str__(self) -> str:
         return self.text
@@ -166,4 +178,12 @@ async def take_snapshot(
             child_element.depth = element.depth + 1
             element.children.append(child_element)
     roots = [elements[number[id(node)]] for node in tree]
-    return Snapshot(text, elements, roots, fetched.url, title)
+    return Snapshot(
+        text,
+        elements,
+        roots,
+        fetched.url,
+        title,
+        documents=documents,
+        owners=dict(owner_cache),
+    )

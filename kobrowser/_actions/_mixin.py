@@ -1,11 +1,490 @@
-"""The action methods of a tab (click, fill, type, press, ...)."""
+"""The action methods of a tab: act on elements by their snapshot id.
+
+Every action resolves the id through the tab's last snapshot and verifies
+the element is still the one that snapshot showed (same document, same
+role and name) before touching it; then it waits for actionability and
+dispatches trusted input. A stale id raises
+:class:`~kobrowser.StaleElementError` and never acts on another element.
+
+Cancelling an action abandons it between CDP calls; input already
+dispatched is not undone.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+
+from .._exceptions import (
+    KoBrowserError,
+    NotInteractableError,
+    ProtocolError,
+    TargetClosedError,
+    WrongElementKindError,
+)
 from .._tab_core import TabCore
+from . import _scripts
+from ._input import Mouse, modifier_mask, press_combo, type_text
+from ._resolve import Target, call, locate, resolve
 
 __all__ = ["ActionsMixin"]
+
+_GUARD_MS = 1000
+_CHECKABLE = ("checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio")
 
 
 class ActionsMixin(TabCore):
     """Act on elements by their snapshot id."""
+
+    _mouse_state: Mouse | None = None
+
+    @property
+    def _mouse(self) -> Mouse:
+        if self._mouse_state is None:
+            self._mouse_state = Mouse(self.cdp)
+        return self._mouse_state
+
+    def _limit(self, timeout: float | None) -> float:
+        return self.timeout if timeout is None else timeout
+
+    async def _resolve(self, element_id: int, timeout: float) -> Target:
+        return await resolve(self._last_snapshot, element_id, timeout=timeout)
+
+    async def _run(self, element_id: int, timeout: float | None, body: Any) -> Any:
+        """Run ``body(target, deadline)`` with the element resolved and fresh."""
+        limit = self._limit(timeout)
+        deadline = anyio.current_time() + limit
+        target = await self._resolve(element_id, limit)
+        return await body(target, deadline)
+
+    @staticmethod
+    def _left(deadline: float) -> float:
+        return max(deadline - anyio.current_time(), 0.05)
+
+    # -- pointer -------------------------------------------------------------
+
+    async def click(
+        self,
+        element_id: int,
+        *,
+        button: str = "left",
+        click_count: int = 1,
+        modifiers: Sequence[str] = (),
+        timeout: float | None = None,
+    ) -> None:
+        """Click element ``element_id`` of the last snapshot with a trusted mouse click.
+
+        Waits (up to ``timeout``) until the element is visible, stable,
+        enabled and is what receives the pointer; a point of the element not
+        covered by another is chosen. Pointer events that would reach any
+        other element (the page changed between the check and the click)
+        are blocked and the click is retried.
+
+        Args:
+            element_id: the id from the latest snapshot.
+            button: ``"left"``, ``"right"`` or ``"middle"``.
+            click_count: 2 for a double click.
+            modifiers: keys held during the click, e.g. ``["Shift"]``.
+            timeout: seconds (default: the browser's timeout).
+
+        Raises:
+            NoSnapshotError, UnknownElementError, StaleElementError,
+            NotInteractableError (names the covering element), ValueError.
+        """
+        mask = modifier_mask(modifiers)
+        limit = self._limit(timeout)
+        deadline = anyio.current_time() + limit
+        for _ in range(5):
+            target = await self._resolve(element_id, self._left(deadline))
+            x, y, _rect = await locate(target, timeout=self._left(deadline), guard_ms=_GUARD_MS)
+            await self._mouse.click(
+                x,
+                y,
+                timeout=self._left(deadline),
+                button=button,
+                click_count=click_count,
+                modifiers=mask,
+            )
+            guard = await self._read_guard(target, deadline)
+            if guard is None or not guard.get("blocked"):
+                return
+            if guard.get("ok"):
+                raise NotInteractableError(
+                    f"element {element_id} moved while it was clicked: part of the click "
+                    "was blocked before it reached another element. Take a new snapshot.",
+                    element_id,
+                )
+        raise NotInteractableError(
+            f"element {element_id} kept moving away from the pointer; no click was delivered",
+            element_id,
+        )
+
+    async def _read_guard(self, target: Target, deadline: float) -> dict[str, int] | None:
+        try:
+            guard = await call(
+                target.session,
+                target.object_id,
+                _scripts.GUARD_READ,
+                timeout=self._left(deadline),
+            )
+        except (ProtocolError, TargetClosedError, KoBrowserError):
+            return None  # the click navigated or closed the frame: it was delivered
+        return guard if isinstance(guard, dict) else None
+
+    async def dblclick(self, element_id: int, *, timeout: float | None = None) -> None:
+        """Double-click element ``element_id`` (see :meth:`click`)."""
+        await self.click(element_id, click_count=2, timeout=timeout)
+
+    async def hover(self, element_id: int, *, timeout: float | None = None) -> None:
+        """Move the mouse over element ``element_id`` (waits for actionability)."""
+
+        async def body(target: Target, deadline: float) -> None:
+            x, y, _ = await locate(target, timeout=self._left(deadline), enabled=False)
+            await self._mouse.move(x, y, timeout=self._left(deadline))
+
+        await self._run(element_id, timeout, body)
+
+    async def drag(
+        self, source_id: int, target_id: int, *, steps: int = 8, timeout: float | None = None
+    ) -> None:
+        """Drag element ``source_id`` onto element ``target_id`` with the mouse.
+
+        Works for pointer-driven drags and for HTML5 drag and drop.
+        """
+        limit = self._limit(timeout)
+        deadline = anyio.current_time() + limit
+        source = await self._resolve(source_id, limit)
+        x1, y1, _ = await locate(source, timeout=self._left(deadline), guard_ms=_GUARD_MS)
+        dest = await self._resolve(target_id, self._left(deadline))
+        x2, y2, _ = await locate(dest, timeout=self._left(deadline), enabled=False)
+        page, mouse = self.cdp, self._mouse
+        await page.send("Input.setInterceptDrags", {"enabled": True}, timeout=self._left(deadline))
+        try:
+            with page.subscribe("Input.dragIntercepted") as drags:
+                await mouse.move(x1, y1, timeout=self._left(deadline))
+                await mouse.down(timeout=self._left(deadline))
+                await mouse.move(x2, y2, timeout=self._left(deadline), steps=steps, buttons=1)
+                data = None
+                with anyio.move_on_after(0.05):
+                    data = (await drags.next()).params.get("data")
+                if data is not None:
+                    for kind in ("dragEnter", "dragOver", "drop"):
+                        await page.send(
+                            "Input.dispatchDragEvent",
+                            {"type": kind, "x": x2, "y": y2, "data": data},
+                            timeout=self._left(deadline),
+                        )
+                await mouse.up(timeout=self._left(deadline))
+        finally:
+            with (
+                anyio.CancelScope(shield=True),
+                anyio.move_on_after(2),
+                contextlib.suppress(KoBrowserError),
+            ):
+                await page.send("Input.setInterceptDrags", {"enabled": False}, timeout=2)
+
+    async def scroll_into_view(self, element_id: int, *, timeout: float | None = None) -> None:
+        """Scroll element ``element_id`` into view (in every frame on the way)."""
+
+        async def body(target: Target, deadline: float) -> None:
+            await locate(target, timeout=self._left(deadline), hit=False, enabled=False)
+
+        await self._run(element_id, timeout, body)
+
+    async def scroll(
+        self, direction: str = "down", amount: float = 600, *, timeout: float | None = None
+    ) -> None:
+        """Scroll the page with the mouse wheel at the viewport's centre.
+
+        Args:
+            direction: ``"up"``, ``"down"``, ``"left"`` or ``"right"``.
+            amount: CSS pixels.
+        """
+        vectors = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}
+        if direction not in vectors:
+            raise ValueError(f"direction must be up, down, left or right, not {direction!r}")
+        limit = self._limit(timeout)
+        metrics = await self.cdp.send("Page.getLayoutMetrics", timeout=limit)
+        viewport = metrics.get("cssLayoutViewport", {})
+        x = viewport.get("clientWidth", 800) / 2
+        y = viewport.get("clientHeight", 600) / 2
+        dx, dy = vectors[direction]
+        await self._mouse.wheel(x, y, dx * amount, dy * amount, timeout=limit)
+        # Let the scroll land before the next snapshot reads the page.
+        await self.cdp.send(
+            "Runtime.evaluate",
+            {
+                "expression": "new Promise(r => requestAnimationFrame(() => r()))",
+                "awaitPromise": True,
+            },
+            timeout=limit,
+        )
+
+    # -- keyboard and forms --------------------------------------------------
+
+    async def focus(self, element_id: int, *, timeout: float | None = None) -> None:
+        """Give element ``element_id`` the keyboard focus."""
+
+        async def body(target: Target, deadline: float) -> None:
+            await self._focus(target, deadline)
+
+        await self._run(element_id, timeout, body)
+
+    async def _focus(self, target: Target, deadline: float) -> None:
+        try:
+            await target.session.send(
+                "DOM.focus", {"objectId": target.object_id}, timeout=self._left(deadline)
+            )
+        except ProtocolError as exc:
+            raise NotInteractableError(
+                f"element {target.element.id} cannot take the keyboard focus: {exc.message}",
+                target.element.id,
+            ) from None
+
+    async def fill(self, element_id: int, value: str, *, timeout: float | None = None) -> None:
+        """Replace the value of a text field, textarea or contenteditable element.
+
+        Uses real text input (``Input.insertText``), so frameworks that
+        control the input (React, Vue) see normal input events. Date, color,
+        range and similar inputs get their value set directly.
+
+        Raises:
+            WrongElementKindError: the element is not something that can be filled.
+        """
+        if not isinstance(value, str):
+            raise TypeError(f"fill() takes a str value, not {type(value).__name__}")
+
+        async def body(target: Target, deadline: float) -> None:
+            await locate(target, timeout=self._left(deadline), hit=False)
+            prepared = await call(
+                target.session,
+                target.object_id,
+                _scripts.FILL_PREPARE,
+                value,
+                timeout=self._left(deadline),
+            )
+            if prepared.get("error"):
+                raise WrongElementKindError(
+                    f"cannot fill element {element_id} ({target.element.role}): "
+                    f"{prepared['error']}",
+                    element_id,
+                )
+            if prepared.get("done"):
+                return
+            if value:
+                await self.cdp.send(
+                    "Input.insertText", {"text": value}, timeout=self._left(deadline)
+                )
+            else:
+                await press_combo(self.cdp, "Delete", timeout=self._left(deadline))
+
+        await self._run(element_id, timeout, body)
+
+    async def type(
+        self, element_id: int, text: str, *, delay: float = 0, timeout: float | None = None
+    ) -> None:
+        """Focus element ``element_id`` and type ``text`` with real key events.
+
+        Args:
+            delay: milliseconds between key presses.
+        """
+
+        async def body(target: Target, deadline: float) -> None:
+            await locate(target, timeout=self._left(deadline), hit=False)
+            await self._focus(target, deadline)
+            await type_text(self.cdp, text, delay=delay, timeout=self._left(deadline))
+
+        await self._run(element_id, timeout, body)
+
+    async def press(self, key: str, *, timeout: float | None = None) -> None:
+        """Press a key or combination on the focused element: ``"Enter"``, ``"Control+a"``.
+
+        Raises:
+            ValueError: unknown key or modifier.
+        """
+        await press_combo(self.cdp, key, timeout=self._limit(timeout))
+
+    async def select(self, element_id: int, *values: str, timeout: float | None = None) -> None:
+        """Select options of a ``<select>`` by value or label (several if ``multiple``).
+
+        Raises:
+            WrongElementKindError: the element is not a select.
+            ValueError: an option is missing (the message lists the available ones).
+        """
+        if not values:
+            raise ValueError("select() needs at least one option value or label")
+
+        async def body(target: Target, deadline: float) -> None:
+            await locate(target, timeout=self._left(deadline), hit=False)
+            result = await call(
+                target.session,
+                target.object_id,
+                _scripts.SELECT_OPTIONS,
+                list(values),
+                timeout=self._left(deadline),
+            )
+            error = result.get("error")
+            if error == "kind":
+                raise WrongElementKindError(
+                    f"element {element_id} ({target.element.role}) is not a <select>",
+                    element_id,
+                )
+            if error == "missing":
+                raise ValueError(
+                    f"element {element_id} has no option {result['wanted']!r}; "
+                    f"options: {', '.join(result['available'])}"
+                )
+            if error == "disabled":
+                raise NotInteractableError(
+                    f"option {result['wanted']!r} of element {element_id} is disabled",
+                    element_id,
+                )
+            if error == "single":
+                raise ValueError(f"element {element_id} allows only one selected option")
+
+        await self._run(element_id, timeout, body)
+
+    async def check(self, element_id: int, *, timeout: float | None = None) -> None:
+        """Make a checkbox, radio or switch checked (no-op when it already is)."""
+        await self._set_checked(element_id, True, timeout)
+
+    async def uncheck(self, element_id: int, *, timeout: float | None = None) -> None:
+        """Make a checkbox or switch unchecked (no-op when it already is)."""
+        await self._set_checked(element_id, False, timeout)
+
+    async def _set_checked(self, element_id: int, wanted: bool, timeout: float | None) -> None:
+        limit = self._limit(timeout)
+        target = await self._resolve(element_id, limit)
+        state = await call(target.session, target.object_id, _scripts.CHECKED, timeout=limit)
+        if state is None or target.element.role not in (*_CHECKABLE, "button"):
+            raise WrongElementKindError(
+                f"element {element_id} ({target.element.role}) cannot be checked", element_id
+            )
+        if state is wanted:
+            return
+        await self.click(element_id, timeout=timeout)
+        # Toggling keeps the node, role and name: the same handle reads the new state.
+        state = await call(target.session, target.object_id, _scripts.CHECKED, timeout=limit)
+        if state is not wanted:
+            raise NotInteractableError(
+                f"clicking element {element_id} did not {'check' if wanted else 'uncheck'} it",
+                element_id,
+            )
+
+    async def upload(
+        self, element_id: int, *files: str | os.PathLike[str], timeout: float | None = None
+    ) -> None:
+        """Set the files of an ``<input type=file>``.
+
+        Raises:
+            FileNotFoundError: a file does not exist.
+            WrongElementKindError: the element is not a file input.
+        """
+        paths = [os.path.abspath(os.path.expanduser(os.fspath(f))) for f in files]
+        for path in paths:
+            if not os.path.isfile(path):  # noqa: ASYNC240 - a stat per file, no I/O wait
+                raise FileNotFoundError(f"no such file to upload: {path}")
+
+        async def body(target: Target, deadline: float) -> None:
+            kind = await call(
+                target.session,
+                target.object_id,
+                _scripts.INFO,
+                "kind",
+                timeout=self._left(deadline),
+            )
+            if kind.get("tag") != "input" or kind.get("type") != "file":
+                raise WrongElementKindError(
+                    f"element {element_id} ({target.element.role}) is not a file input",
+                    element_id,
+                )
+            if len(paths) > 1 and not kind.get("multiple"):
+                raise ValueError(f"element {element_id} accepts one file, not {len(paths)}")
+            await target.session.send(
+                "DOM.setFileInputFiles",
+                {"files": paths, "objectId": target.object_id},
+                timeout=self._left(deadline),
+            )
+
+        await self._run(element_id, timeout, body)
+
+    # -- reading ---------------------------------------------------------------
+
+    async def _info(self, element_id: int, what: str, arg: Any, timeout: float | None) -> Any:
+        async def body(target: Target, deadline: float) -> Any:
+            return await call(
+                target.session,
+                target.object_id,
+                _scripts.INFO,
+                what,
+                arg,
+                timeout=self._left(deadline),
+            )
+
+        return await self._run(element_id, timeout, body)
+
+    async def text(self, element_id: int, *, timeout: float | None = None) -> str:
+        """The rendered text of element ``element_id``."""
+        return str(await self._info(element_id, "text", None, timeout) or "")
+
+    async def html(self, element_id: int, *, timeout: float | None = None) -> str:
+        """The outer HTML of element ``element_id``."""
+        return str(await self._info(element_id, "html", None, timeout) or "")
+
+    async def value(self, element_id: int, *, timeout: float | None = None) -> str | None:
+        """The current value of a form field (None for elements without one)."""
+        result = await self._info(element_id, "value", None, timeout)
+        return None if result is None else str(result)
+
+    async def attr(self, element_id: int, name: str, *, timeout: float | None = None) -> str | None:
+        """The value of attribute ``name`` (None when absent)."""
+        result = await self._info(element_id, "attr", name, timeout)
+        return None if result is None else str(result)
+
+    async def is_visible(self, element_id: int, *, timeout: float | None = None) -> bool:
+        """Whether element ``element_id`` has a visible box."""
+        return bool(await self._info(element_id, "visible", None, timeout))
+
+    async def is_enabled(self, element_id: int, *, timeout: float | None = None) -> bool:
+        """Whether element ``element_id`` is enabled (not disabled or aria-disabled)."""
+        return bool(await self._info(element_id, "enabled", None, timeout))
+
+    async def is_checked(self, element_id: int, *, timeout: float | None = None) -> bool:
+        """Whether a checkbox, radio, switch or toggle button is on.
+
+        Raises:
+            WrongElementKindError: the element has no checked state.
+        """
+
+        async def body(target: Target, deadline: float) -> bool:
+            state = await call(
+                target.session, target.object_id, _scripts.CHECKED, timeout=self._left(deadline)
+            )
+            if state is None:
+                raise WrongElementKindError(
+                    f"element {element_id} ({target.element.role}) has no checked state",
+                    element_id,
+                )
+            return state is True
+
+        result: bool = await self._run(element_id, timeout, body)
+        return result
+
+    async def box(self, element_id: int, *, timeout: float | None = None) -> dict[str, float]:
+        """The element's box in top-page CSS pixels: ``{x, y, width, height}``.
+
+        Scrolls it into view first.
+        """
+
+        async def body(target: Target, deadline: float) -> dict[str, float]:
+            _x, _y, rect = await locate(
+                target, timeout=self._left(deadline), hit=False, enabled=False
+            )
+            return {k: float(rect[k]) for k in ("x", "y", "width", "height")}
+
+        result: dict[str, float] = await self._run(element_id, timeout, body)
+        return result

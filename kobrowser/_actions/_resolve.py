@@ -1,0 +1,361 @@
+"""From a snapshot id to a live, verified, actionable element.
+
+``resolve`` maps the id through the tab's last snapshot and proves the
+element is still the one the snapshot showed: its node still resolves, its
+frame still holds the same document (loader id), and it still has the same
+role and name. Anything else is a :class:`~kobrowser.StaleElementError`.
+
+``locate`` then waits until the element is visible, stable, enabled and
+receives the pointer, and returns a point in top-page coordinates: the
+point is hit-tested in the element's own frame and again in every parent
+frame (offset by each ``<iframe>``'s content box), so a cover in any frame
+is seen and named.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import msgspec
+
+from .._concurrency import gather
+from .._exceptions import (
+    KoBrowserError,
+    NoSnapshotError,
+    NotInteractableError,
+    ProtocolError,
+    StaleElementError,
+    TargetClosedError,
+    UnknownElementError,
+)
+from ..snapshot._roles import role_info
+from . import _scripts
+
+if TYPE_CHECKING:
+    from .._snapshot import Element, Snapshot
+    from ..cdp import CDPSession
+
+__all__ = ["Target", "call", "describe_cover", "locate", "resolve"]
+
+_BACKOFF = (0.0, 0.02, 0.05, 0.1, 0.1, 0.2, 0.3, 0.5)
+
+
+class _RemoteObject(msgspec.Struct):
+    objectId: str | None = None
+
+
+class _Resolved(msgspec.Struct):
+    object: _RemoteObject
+
+
+class _AXValue(msgspec.Struct):
+    value: Any = None
+
+
+class _AXNode(msgspec.Struct):
+    ignored: bool = False
+    role: _AXValue | None = None
+    name: _AXValue | None = None
+    backendDOMNodeId: int | None = None
+
+
+class _PartialTree(msgspec.Struct):
+    nodes: list[_AXNode]
+
+
+class _Frame(msgspec.Struct):
+    id: str
+    loaderId: str = ""
+
+
+class _FrameTreeNode(msgspec.Struct):
+    frame: _Frame
+    childFrames: list[_FrameTreeNode] = []
+
+
+class _FrameTree(msgspec.Struct):
+    frameTree: _FrameTreeNode
+
+
+_RESOLVED = msgspec.json.Decoder(_Resolved)
+_PARTIAL = msgspec.json.Decoder(_PartialTree)
+_FRAME_TREE = msgspec.json.Decoder(_FrameTree)
+
+
+class Target(msgspec.Struct):
+    """A verified element: where it lives and a remote handle on it."""
+
+    element: Element
+    session: CDPSession
+    object_id: str
+    # (parent frame's session, backend id of the <iframe> owning the child),
+    # from the element's frame up to the top document.
+    chain: list[tuple[CDPSession, int]]
+
+
+def _label(element: Element) -> str:
+    name = f' "{element.name[:40]}"' if element.name else ""
+    return f"{element.role}{name}"
+
+
+def stale(element: Element, why: str) -> StaleElementError:
+    """The error for an element that is no longer the one the snapshot showed."""
+    return StaleElementError(
+        f"element {element.id} ({_label(element)}) is stale: {why}. "
+        "Take a new snapshot and use its ids.",
+        element.id,
+    )
+
+
+def lookup(snapshot: Snapshot | None, element_id: int) -> Element:
+    """The element of ``element_id`` in ``snapshot`` (no browser call)."""
+    if snapshot is None:
+        raise NoSnapshotError(
+            f"no snapshot yet, so id {element_id} means nothing: take a snapshot first",
+            element_id,
+        )
+    if isinstance(element_id, bool) or not isinstance(element_id, int):
+        raise UnknownElementError(f"element ids are whole numbers, not {element_id!r}", None)
+    element = snapshot.id_map.get(element_id)
+    if element is None:
+        count = len(snapshot.id_map)
+        valid = f"valid ids are 1 to {count}" if count else "the last snapshot has no elements"
+        raise UnknownElementError(
+            f"there is no element {element_id} in the last snapshot ({valid})", element_id
+        )
+    return element
+
+
+async def resolve(snapshot: Snapshot | None, element_id: int, *, timeout: float) -> Target:
+    """Resolve and verify ``element_id`` of the tab's last snapshot.
+
+    Raises:
+        NoSnapshotError, UnknownElementError, StaleElementError.
+    """
+    element = lookup(snapshot, element_id)
+    assert snapshot is not None
+    session: CDPSession | None = element.session
+    if session is None or session.closed or element.backend_node_id is None:
+        raise stale(element, "its frame is gone")
+    backend = element.backend_node_id
+    try:
+        resolved, ax, frames = await gather(
+            lambda: session.send_typed(
+                "DOM.resolveNode",
+                {"backendNodeId": backend, "objectGroup": "kobrowser"},
+                _RESOLVED,
+                timeout=timeout,
+            ),
+            lambda: session.send_typed(
+                "Accessibility.getPartialAXTree",
+                {"backendNodeId": backend, "fetchRelatives": False},
+                _PARTIAL,
+                timeout=timeout,
+            ),
+            lambda: session.send_typed("Page.getFrameTree", None, _FRAME_TREE, timeout=timeout),
+        )
+    except ProtocolError:
+        raise stale(element, "it is no longer in the page") from None
+    except TargetClosedError:
+        raise stale(element, "its frame was closed") from None
+
+    loader = _loader_of(frames.frameTree, element.frame_id)
+    if loader is None:
+        raise stale(element, "its frame was removed")
+    if loader != element.loader_id:
+        raise stale(element, "its frame navigated or reloaded since the snapshot")
+    _check_identity(element, ax)
+    object_id = resolved.object.objectId
+    if object_id is None:
+        raise stale(element, "it is no longer in the page")
+    return Target(element, session, object_id, _chain(snapshot, element.frame_id))
+
+
+def _loader_of(root: _FrameTreeNode, frame_id: str) -> str | None:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.frame.id == frame_id:
+            return node.frame.loaderId
+        stack.extend(node.childFrames)
+    return None
+
+
+def _check_identity(element: Element, tree: _PartialTree) -> None:
+    node = next((n for n in tree.nodes if n.backendDOMNodeId == element.backend_node_id), None)
+    if node is None:
+        raise stale(element, "it is no longer in the accessibility tree")
+    raw_role = node.role.value if node.role is not None else ""
+    role = role_info(raw_role if isinstance(raw_role, str) else "")[0]
+    raw_name = node.name.value if node.name is not None else ""
+    name = " ".join(str(raw_name or "").split())
+    if role != element.role:
+        now = f"{role or 'an unprinted node'}{f' {name!r}' if name else ''}"
+        raise stale(element, f"it is now {now}")
+    if role == "text":
+        if name and name not in element.name:
+            raise stale(element, f"its text is now {name[:40]!r}")
+    elif name != element.name:
+        raise stale(element, f'its name is now "{name[:60]}"')
+
+
+def _chain(snapshot: Snapshot, frame_id: str) -> list[tuple[CDPSession, int]]:
+    chain: list[tuple[CDPSession, int]] = []
+    documents = snapshot._documents
+    seen = set()
+    current = frame_id
+    while current not in seen:
+        seen.add(current)
+        document = documents.get(current)
+        if document is None or document.parent_id is None:
+            break
+        parent = documents.get(document.parent_id)
+        owner = snapshot._owners.get(current)
+        if parent is None or owner is None:
+            break
+        chain.append((parent.session, owner))
+        current = document.parent_id
+    return chain
+
+
+async def call(
+    session: CDPSession,
+    object_id: str,
+    function: str,
+    *args: Any,
+    timeout: float,
+    await_promise: bool = False,
+) -> Any:
+    """Run ``function`` with ``this`` = the object, return its JSON value."""
+    result = await session.send(
+        "Runtime.callFunctionOn",
+        {
+            "functionDeclaration": function,
+            "objectId": object_id,
+            "arguments": [{"value": a} for a in args],
+            "returnByValue": True,
+            "awaitPromise": await_promise,
+        },
+        timeout=timeout,
+    )
+    details = result.get("exceptionDetails")
+    if details:
+        text = details.get("exception", {}).get("description") or details.get("text")
+        raise KoBrowserError(f"page script failed: {text}")
+    return result.get("result", {}).get("value")
+
+
+def describe_cover(cover: dict[str, Any] | None) -> str:
+    """'button "Accept cookies" (<div id=banner>)' from the page's description."""
+    if not cover:
+        return "another element"
+    name = f' "{cover.get("name", "")}"' if cover.get("name") else ""
+    ident = f" id={cover['id']}" if cover.get("id") else ""
+    return f"{cover.get('role', 'generic')}{name} (<{cover.get('tag', '?')}{ident}>)"
+
+
+_REASONS = {
+    "hidden": "it is not visible",
+    "unstable": "it keeps moving (animation)",
+    "disabled": "it is disabled",
+    "offscreen": "it cannot be scrolled into view",
+}
+
+
+async def locate(
+    target: Target,
+    *,
+    timeout: float,
+    hit: bool = True,
+    enabled: bool = True,
+    guard_ms: int = 0,
+    object_id: str | None = None,
+) -> tuple[float, float, dict[str, float]]:
+    """Wait until the element is actionable; return a top-page point and its frame rect.
+
+    With ``guard_ms`` a one-shot guard is armed in every frame on the way,
+    which blocks pointer events that would reach any other element.
+
+    Raises:
+        StaleElementError: the element left the DOM meanwhile.
+        NotInteractableError: not actionable before the deadline (names why,
+            and the covering element when covered).
+    """
+    element = target.element
+    oid = object_id or target.object_id
+    deadline = anyio.current_time() + timeout
+    attempt = 0
+    reason = "it never became actionable"
+    while True:
+        remaining = deadline - anyio.current_time()
+        if remaining <= 0:
+            raise NotInteractableError(
+                f"element {element.id} ({_label(element)}) is not actionable: {reason} "
+                f"(waited {timeout:g} s)",
+                element.id,
+            )
+        # A node without a layout box (display:none) cannot scroll; the probe says why.
+        with contextlib.suppress(ProtocolError):
+            await target.session.send(
+                "DOM.scrollIntoViewIfNeeded", {"objectId": oid}, timeout=remaining
+            )
+        probe = await call(
+            target.session,
+            oid,
+            _scripts.PROBE,
+            {"hit": hit, "enabled": enabled, "guard": guard_ms},
+            timeout=max(remaining, 0.1),
+            await_promise=True,
+        )
+        state = probe.get("state")
+        if state == "detached":
+            raise stale(element, "it was removed from the page")
+        if state == "ok":
+            points = probe["points"]
+            cover = None
+            for parent_session, owner in target.chain:
+                if not points:
+                    break
+                resolved = await parent_session.send_typed(
+                    "DOM.resolveNode",
+                    {"backendNodeId": owner, "objectGroup": "kobrowser"},
+                    _RESOLVED,
+                    timeout=max(remaining, 0.1),
+                )
+                owner_id = resolved.object.objectId
+                if owner_id is None:
+                    raise stale(element, "its frame was removed")
+                hop = await call(
+                    parent_session,
+                    owner_id,
+                    _scripts.HOP,
+                    points,
+                    guard_ms if hit else 0,
+                    timeout=max(remaining, 0.1),
+                )
+                points = (
+                    hop["points"]
+                    if hit
+                    else [[x + hop["offset"][0], y + hop["offset"][1]] for x, y in points]
+                )
+                cover = hop.get("cover")
+                rect = probe["rect"]
+                probe["rect"] = {
+                    "x": rect["x"] + hop["offset"][0],
+                    "y": rect["y"] + hop["offset"][1],
+                    "width": rect["width"],
+                    "height": rect["height"],
+                }
+            if points:
+                x, y = points[0]
+                return float(x), float(y), probe["rect"]
+            reason = f"it is covered by {describe_cover(cover)}"
+        elif state == "covered":
+            reason = f"it is covered by {describe_cover(probe.get('cover'))}"
+        else:
+            reason = _REASONS.get(str(state), f"it is {state}")
+        delay = _BACKOFF[min(attempt, len(_BACKOFF) - 1)]
+        attempt += 1
+        await anyio.sleep(min(delay, max(deadline - anyio.current_time(), 0)))

@@ -1,0 +1,244 @@
+"""JavaScript run in the page (via ``Runtime.callFunctionOn``) by actions.
+
+Each is a function source called with ``this`` bound to a DOM node. They
+share a small prelude (hit testing through shadow roots, a description of
+the element at a point, and a one-shot guard that blocks pointer events
+which would reach another element than the one being acted on).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CHECKED",
+    "FILL_PREPARE",
+    "FOCUSED",
+    "GUARD_READ",
+    "HOP",
+    "INFO",
+    "PROBE",
+    "SELECT_OPTIONS",
+]
+
+_PRELUDE = r"""
+const deepHit = (x, y) => {
+  let hit = document.elementFromPoint(x, y);
+  while (hit && hit.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  return hit;
+};
+const within = (node, target) => {
+  for (let n = node; n; n = n.parentNode || n.host) if (n === target) return true;
+  return false;
+};
+const IMPLICIT = {A: 'link', BUTTON: 'button', INPUT: 'textbox', SELECT: 'combobox',
+  TEXTAREA: 'textbox', IMG: 'img', IFRAME: 'iframe', H1: 'heading', H2: 'heading',
+  H3: 'heading', NAV: 'navigation', MAIN: 'main', HEADER: 'banner', FOOTER: 'contentinfo',
+  DIALOG: 'dialog', FORM: 'form', UL: 'list', OL: 'list', LI: 'listitem', TABLE: 'table'};
+const describe = (el) => {
+  if (!el) return null;
+  const name = (el.getAttribute('aria-label') || el.getAttribute('title') || el.innerText
+    || el.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 60);
+  return {tag: el.tagName.toLowerCase(), role: el.getAttribute('role')
+    || IMPLICIT[el.tagName] || 'generic', name, id: el.id || ''};
+};
+const GUARD_TYPES = ['pointerdown', 'pointerup', 'mousedown', 'mouseup', 'click',
+  'dblclick', 'auxclick', 'contextmenu'];
+const armGuard = (el, ms) => {
+  const w = el.ownerDocument.defaultView;
+  if (!w.__koGuardInstalled) {
+    w.__koGuardInstalled = true;
+    const check = (e) => {
+      const g = w.__koGuard;
+      if (!g || performance.now() > g.until) return;
+      if (e.composedPath().includes(g.el)) { g.ok++; return; }
+      g.blocked++;
+      e.stopImmediatePropagation();
+      e.preventDefault();
+    };
+    for (const t of GUARD_TYPES) w.addEventListener(t, check, true);
+  }
+  w.__koGuard = {el, ok: 0, blocked: 0, until: performance.now() + ms};
+};
+"""
+
+PROBE = (
+    "async function(opts) {"
+    + _PRELUDE
+    + r"""
+  const node = this;
+  if (!node.isConnected) return {state: 'detached'};
+  const el = node.nodeType === 1 ? node : node.parentElement;
+  if (!el) return {state: 'detached'};
+  const rectOf = () => {
+    if (node.nodeType === 1) return node.getBoundingClientRect();
+    const r = document.createRange(); r.selectNodeContents(node); return r.getBoundingClientRect();
+  };
+  const frame = () => new Promise((resolve) => {
+    requestAnimationFrame(() => resolve()); setTimeout(resolve, 100);
+  });
+  const a = rectOf(); await frame(); const r = rectOf();
+  if (a.x !== r.x || a.y !== r.y || a.width !== r.width || a.height !== r.height)
+    return {state: 'unstable'};
+  const style = getComputedStyle(el);
+  if (r.width <= 0 || r.height <= 0 || style.visibility === 'hidden'
+      || style.visibility === 'collapse')
+    return {state: 'hidden'};
+  if (opts.enabled && (el.matches(':disabled')
+      || el.closest('[aria-disabled="true"]')))
+    return {state: 'disabled'};
+  const rect = {x: r.x, y: r.y, width: r.width, height: r.height};
+  if (!opts.hit) return {state: 'ok', points: [[r.x + r.width / 2, r.y + r.height / 2]], rect};
+  const vw = document.documentElement.clientWidth || innerWidth;
+  const vh = document.documentElement.clientHeight || innerHeight;
+  const left = Math.max(r.left, 0), right = Math.min(r.right, vw);
+  const top = Math.max(r.top, 0), bottom = Math.min(r.bottom, vh);
+  if (right - left < 1 || bottom - top < 1) return {state: 'offscreen', rect};
+  const candidates = [[(left + right) / 2, (top + bottom) / 2]];
+  for (let i = 1; i < 8; i++) for (let j = 1; j < 4; j++)
+    candidates.push([left + (right - left) * i / 8, top + (bottom - top) * j / 4]);
+  const points = []; let cover = null;
+  for (const [x, y] of candidates) {
+    const hit = deepHit(x, y);
+    if (hit && within(hit, el)) points.push([x, y]);
+    else if (!cover && hit) cover = describe(hit);
+    if (points.length >= 6) break;
+  }
+  if (!points.length) return {state: 'covered', cover, rect};
+  if (opts.guard) armGuard(el, opts.guard);
+  return {state: 'ok', points, rect};
+}"""
+)
+
+HOP = (
+    "function(points, guard) {"
+    + _PRELUDE
+    + r"""
+  const r = this.getBoundingClientRect();
+  const cs = getComputedStyle(this);
+  const ox = r.left + this.clientLeft + parseFloat(cs.paddingLeft || '0');
+  const oy = r.top + this.clientTop + parseFloat(cs.paddingTop || '0');
+  const out = []; let cover = null;
+  for (const [x, y] of points) {
+    const px = x + ox, py = y + oy;
+    const hit = deepHit(px, py);
+    if (hit === this) out.push([px, py]);
+    else if (!cover) cover = describe(hit);
+  }
+  if (out.length && guard) armGuard(this, guard);
+  return {points: out, cover, offset: [ox, oy]};
+}"""
+)
+
+GUARD_READ = r"""function() {
+  const w = (this.ownerDocument || document).defaultView;
+  const g = w.__koGuard; w.__koGuard = null;
+  return g ? {ok: g.ok, blocked: g.blocked} : null;
+}"""
+
+INFO = r"""function(what, arg) {
+  const node = this;
+  const el = node.nodeType === 1 ? node : node.parentElement;
+  switch (what) {
+    case 'text':
+      return node.nodeType === 1 ? (node.innerText ?? node.textContent) : node.textContent;
+    case 'html': return node.nodeType === 1 ? node.outerHTML : node.textContent;
+    case 'value':
+      if ('value' in el && el.tagName !== 'BUTTON' && el.tagName !== 'LI') return String(el.value);
+      if (el.isContentEditable) return el.innerText;
+      return null;
+    case 'attr': return el.getAttribute(arg);
+    case 'tag': return el.tagName.toLowerCase();
+    case 'visible': {
+      if (!node.isConnected) return false;
+      const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
+      return r.width > 0 && r.height > 0 && s.visibility !== 'hidden'
+        && s.visibility !== 'collapse';
+    }
+    case 'enabled': return !(el.matches(':disabled') || el.closest('[aria-disabled="true"]'));
+    case 'kind': return {tag: el.tagName.toLowerCase(), type: (el.type || '').toLowerCase(),
+      editable: el.isContentEditable, readOnly: !!el.readOnly, multiple: !!el.multiple,
+      role: el.getAttribute('role') || ''};
+  }
+  return null;
+}"""
+
+CHECKED = r"""function() {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio'))
+    return el.indeterminate ? 'mixed' : el.checked;
+  const aria = el.getAttribute('aria-checked') ?? el.getAttribute('aria-pressed');
+  if (aria === 'true') return true;
+  if (aria === 'mixed') return 'mixed';
+  if (aria === 'false') return false;
+  return null;
+}"""
+
+FOCUSED = r"""function() {
+  let active = document.activeElement;
+  while (active && active.shadowRoot && active.shadowRoot.activeElement)
+    active = active.shadowRoot.activeElement;
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  return active === el || (!!active && el.contains(active) && active.isContentEditable);
+}"""
+
+FILL_PREPARE = r"""function(value) {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  const tag = el.tagName;
+  if (tag === 'INPUT') {
+    const type = (el.type || 'text').toLowerCase();
+    const typing = ['text', 'search', 'email', 'url', 'tel', 'password', 'number', ''];
+    if (['checkbox', 'radio', 'file', 'submit', 'button', 'reset', 'image', 'hidden']
+        .includes(type))
+      return {error: `an <input type=${type}> cannot be filled`};
+    if (el.readOnly) return {error: 'the field is read-only'};
+    if (!typing.includes(type)) {
+      el.focus();
+      const proto = Object.getPrototypeOf(el);
+      const setter = Object.getOwnPropertyDescriptor(proto, 'value').set;
+      setter.call(el, value);
+      if (el.value !== value) return {error: `"${value}" is not a valid ${type} value`};
+      el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+      el.dispatchEvent(new Event('change', {bubbles: true}));
+      return {done: true};
+    }
+    el.focus(); el.select();
+    return {done: false};
+  }
+  if (tag === 'TEXTAREA') {
+    if (el.readOnly) return {error: 'the field is read-only'};
+    el.focus(); el.select(); return {done: false};
+  }
+  if (el.isContentEditable) {
+    el.focus();
+    const range = document.createRange(); range.selectNodeContents(el);
+    const sel = el.ownerDocument.getSelection(); sel.removeAllRanges(); sel.addRange(range);
+    return {done: false};
+  }
+  return {error: `a <${tag.toLowerCase()}> is not a text field`};
+}"""
+
+SELECT_OPTIONS = r"""function(wanted) {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (el.tagName === 'SELECT') {
+    const options = [...el.options];
+    const picked = [];
+    for (const w of wanted) {
+      const o = options.find((o) => o.value === w) || options.find((o) => o.label === w)
+        || options.find((o) => o.text.trim() === w.trim());
+      if (!o) return {error: 'missing', wanted: w,
+        available: options.map((o) => o.label || o.value).slice(0, 30)};
+      if (o.disabled) return {error: 'disabled', wanted: w};
+      picked.push(o);
+    }
+    if (picked.length > 1 && !el.multiple)
+      return {error: 'single', wanted: wanted.join(', ')};
+    for (const o of options) o.selected = picked.includes(o);
+    el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+    el.dispatchEvent(new Event('change', {bubbles: true}));
+    return {selected: picked.map((o) => o.value)};
+  }
+  return {error: 'kind'};
+}"""
