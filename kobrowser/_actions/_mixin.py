@@ -37,6 +37,15 @@ _GUARD_MS = 1000
 _CHECKABLE = ("checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio")
 
 
+def _existing_files(files: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """Absolute paths of ``files``; FileNotFoundError names the first missing one."""
+    paths = [os.path.abspath(os.path.expanduser(os.fspath(f))) for f in files]
+    for path in paths:
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"no such file to upload: {path}")
+    return paths
+
+
 class ActionsMixin(TabCore):
     """Act on elements by their snapshot id."""
 
@@ -384,10 +393,7 @@ class ActionsMixin(TabCore):
             FileNotFoundError: a file does not exist.
             WrongElementKindError: the element is not a file input.
         """
-        paths = [os.path.abspath(os.path.expanduser(os.fspath(f))) for f in files]
-        for path in paths:
-            if not os.path.isfile(path):  # noqa: ASYNC240 - a stat per file, no I/O wait
-                raise FileNotFoundError(f"no such file to upload: {path}")
+        paths = _existing_files(files)
 
         async def body(target: Target, deadline: float) -> None:
             kind = await call(
