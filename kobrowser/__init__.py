@@ -25,8 +25,10 @@ from ._exceptions import (
     WaitTimeoutError,
     WrongElementKindError,
 )
+from ._snapshot import Element, Snapshot
 from ._tab import Tab
 from .cdp import CDPEvent, CDPSession, EventStream
+from .snapshot import ParsedSnapshot, SnapshotLine, parse_snapshot
 
 __version__ = "0.1.0"
 
@@ -37,6 +39,7 @@ __all__ = [
     "CDPSession",
     "CDPTimeoutError",
     "ConnectionClosedError",
+    "Element",
     "ElementError",
     "EventStream",
     "InvalidSelectorError",
@@ -45,8 +48,11 @@ __all__ = [
     "NavigationError",
     "NoSnapshotError",
     "NotInteractableError",
+    "ParsedSnapshot",
     "ProtocolError",
+    "Snapshot",
     "SnapshotError",
+    "SnapshotLine",
     "StaleElementError",
     "Tab",
     "TargetClosedError",
@@ -55,4 +61,5 @@ __all__ = [
     "WrongElementKindError",
     "connect",
     "launch",
+    "parse_snapshot",
 ]
