@@ -51,6 +51,7 @@ from __future__ import annotations
 from typing import Final
 
 __all__ = [
+    "BLOCK_ROLES",
     "BREAK",
     "FIELD_ROLES",
     "IFRAME",
@@ -145,6 +146,19 @@ STRUCTURE_ROLES: Final[frozenset[str]] = frozenset(
 ``img`` is in the spec's list too but is printed only when named, so it has
 the ``NAMED`` kind.
 """
+
+BLOCK_ROLES: Final[frozenset[str]] = frozenset(
+    {
+        "paragraph",
+        "blockquote",
+        "term",
+        "definition",
+        "caption",
+        "note",
+        "legend",
+    }
+)
+"""Block-level roles: unprinted, they still end a run of text (see ``_tree``)."""
 
 FIELD_ROLES: Final[frozenset[str]] = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
 """Roles whose text content is not printed when they carry ``editable``."""

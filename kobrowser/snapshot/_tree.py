@@ -24,9 +24,14 @@ Rules beyond the letter of the spec (decisions):
   *carrier*. Adjacent pieces (no printed element between them) merge into one
   ``text`` line: pieces with the same AX parent join directly, pieces with
   different AX parents or with a ``LineBreak`` between them join with one
-  space; then whitespace is normalized and an empty result is dropped. Note
-  that block boundaries are not line boundaries: two unnamed paragraphs under
-  one printed parent become one ``text`` line.
+  space; then whitespace is normalized and an empty result is dropped.
+  A paragraph-like block (``BLOCK_ROLES``: paragraph, blockquote, term,
+  definition, caption ...) that is not printed still ends the run before it
+  and starts a new one, so two paragraphs are two ``text`` lines, each with
+  its own 80 characters, instead of one line cut after 80. Unnamed
+  ``generic`` containers do not end a run (Chrome reports ``<div>`` and the
+  few ``<span>`` it keeps alike), so ``<div>Price</div><div>$5</div>`` gives
+  ``text "Price $5"``.
 * **Carried text.** A merged run is not printed when every piece of it (or
   the whole run), normalized, is a substring of the carrier's normalized
   name: that is how a link's, button's, heading's or cell's text, split over
@@ -61,6 +66,7 @@ import msgspec
 
 from ._ax import AXNode, AXProperty, gc_paused
 from ._roles import (
+    BLOCK_ROLES,
     BREAK,
     FIELD_ROLES,
     IFRAME,
@@ -296,7 +302,10 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
     while stack:
         ax, ctx, parent, extra = pop()
         if ax is None:
-            _finish(ctx, parent, extra)
+            if ctx is None:
+                parent.append(_SEPARATOR)  # end of a block
+            else:
+                _finish(ctx, parent, extra)
             continue
         out, carrier, in_field, fs, in_scope = ctx
         if not in_scope:
@@ -340,6 +349,10 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
                 name = " ".join(name.split())
         if kind == NAMED and not name:
             if ax.childIds:
+                if out is not None and role in BLOCK_ROLES:
+                    # A paragraph-like block: its text is a run of its own.
+                    out.append(_SEPARATOR)
+                    push((None, None, out, None))
                 _push_children(stack, ax, ctx, fs[1])
             continue
         # A printed element (or, outside the scope, one that would be).
@@ -388,8 +401,8 @@ def _finish(node: Node, parent: list[Any], kind: int) -> None:
                 carrier = only[2]
                 if not carrier or " ".join(only[0].split()) not in carrier:
                     _flush([only], children)
-            elif only is _LINE_BREAK:
-                children.clear()
+            elif only.__class__ is not Node:
+                children.clear()  # a lone line break or block separator
         else:
             _merge_text(children)
     if kind == STRUCTURE and not children and not node.name and parent[-1] is node:

@@ -17,9 +17,11 @@ from kobrowser.snapshot import AXNode, AXProperty, AXValue, FrameAX
 
 __all__ = [
     "MISSING",
+    "FrameSpec",
     "Spec",
     "el",
     "frame",
+    "frame_spec",
     "iframe",
     "ignored",
     "props",

@@ -230,12 +230,57 @@ def test_adjacent_text_merges_same_parent_directly_other_parents_with_space() ->
         el(
             "main",
             None,
-            el("paragraph", None, text("Hello "), text("wor"), text("ld")),
-            el("paragraph", None, text("second")),
+            el("generic", None, text("Hello "), text("wor"), text("ld")),
+            el("generic", None, text("second")),
             el("emphasis", None, text("third")),
+            text("fourth"),
         )
     )
-    assert lines(top) == ["1: main", '  2: text "Hello world second third"']
+    assert lines(top) == ["1: main", '  2: text "Hello world second third fourth"']
+
+
+def test_paragraph_like_blocks_end_text_runs() -> None:
+    top = frame(
+        el(
+            "main",
+            None,
+            text("before"),
+            el("paragraph", None, text("one "), el("strong", None, text("bold"))),
+            el("paragraph", None, text("two")),
+            el("blockquote", None, text("quoted")),
+            text("after"),
+            el("paragraph", None),
+            el(
+                "DescriptionList",
+                None,
+                el("term", None, text("Tea")),
+                el("definition", None, text("Hot")),
+            ),
+        )
+    )
+    assert lines(top) == [
+        "1: main",
+        '  2: text "before"',
+        '  3: text "one bold"',
+        '  4: text "two"',
+        '  5: text "quoted"',
+        '  6: text "after"',
+        "  7: list",
+        '    8: text "Tea"',
+        '    9: text "Hot"',
+    ]
+
+
+def test_empty_paragraph_does_not_keep_a_structure_alive() -> None:
+    top = frame(
+        el(
+            "list",
+            None,
+            el("paragraph", None, el("LineBreak", "\n")),
+            el("paragraph", None, text(" ")),
+        )
+    )
+    assert lines(top) == []
 
 
 def test_line_break_separates_pieces_with_a_space() -> None:

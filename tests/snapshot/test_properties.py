@@ -1,0 +1,287 @@
+"""Property tests: random AX trees (roles, names, states, ignored nodes, frames).
+
+Every snapshot must follow the line grammar of SNAPSHOT-FORMAT.md, number
+1..n in pre-order of the returned nodes and tree, indent by tree depth, and
+parse back (``parse_snapshot``) to the same ids, depths, roles, printed names,
+values and states.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kobrowser.snapshot import (
+    AX_TREE_DECODER,
+    INTERACTIVE_ROLES,
+    STATE_ORDER,
+    STRUCTURE_ROLES,
+    AXTree,
+    FrameAX,
+    Node,
+    build_tree,
+    filter_tree,
+    format_snapshot,
+    parse_snapshot,
+)
+
+from ._ax_builders import MISSING, FrameSpec, Spec, frame
+from ._helpers import walk
+
+_STATE = "(?:" + "|".join(STATE_ORDER) + ")"
+ELEMENT_LINE = re.compile(
+    r"(?:  )*[1-9][0-9]*: [a-z]+"  # indent, id, role
+    r'(?: "[^\n]{0,80}")?'  # quoted name, text-80
+    r'(?: value="[^\n]{0,50}")?'  # value, text-50
+    rf"(?: {_STATE}(?: {_STATE})*)?"
+)
+PAGE_LINE = re.compile(r'Page: "[^\n]{0,80}"')
+
+ROLES = [
+    *sorted(INTERACTIVE_ROLES - {"iframe"}),
+    *sorted(STRUCTURE_ROLES),
+    "img",
+    "image",
+    "generic",
+    "paragraph",
+    "term",
+    "definition",
+    "blockquote",
+    "strong",
+    "LabelText",
+    "DescriptionList",
+    "DisclosureTriangle",
+    "PopUpButton",
+    "MenuListPopup",
+    "LayoutTableCell",
+    "none",
+    "presentation",
+    "RootWebArea",
+    "doc-abstract",
+    "Weird-Role_9",
+    "",
+]
+LEAF_ROLES = ["StaticText", "StaticText", "StaticText", "LineBreak", "ListMarker", "InlineTextBox"]
+
+_ALPHABET = st.sampled_from(
+    [
+        *"abcXYZ019 ",
+        *['"', '"', "=", "\n", "\t", "\r", "\u00a0", "\u2028", "\u3000", "  "],
+        *["\u4e2d", "\u6587", "\U0001f600", "\U0001f468\u200d\U0001f469"],
+        *["\u00e9", "\u2022", "..."],
+        *["value=", " focused", " checked", ":", "\u200b"],
+    ]
+)
+RAW_TEXT = st.lists(_ALPHABET, max_size=40).map("".join) | st.text(max_size=120)
+
+
+def _safe(text: str) -> str:
+    """Names and values the grammar round-trips: no `value=` (see _parse docstring)."""
+    return text.replace("value=", "value:")
+
+
+NAMES = st.none() | RAW_TEXT.map(_safe) | st.builds(lambda n: "x" * n, st.integers(75, 90))
+VALUES = (
+    st.none()
+    | RAW_TEXT.map(_safe)
+    | st.integers(-5, 500)
+    | st.floats(allow_nan=False, allow_infinity=False, width=32)
+)
+PROPS = st.dictionaries(
+    st.sampled_from(
+        [
+            "focused",
+            "disabled",
+            "checked",
+            "pressed",
+            "expanded",
+            "selected",
+            "required",
+            "readonly",
+            "multiline",
+            "editable",
+            "level",
+            "focusable",
+        ]
+    ),
+    st.sampled_from([True, False, "true", "false", "mixed", "plaintext", 2]),
+    max_size=5,
+)
+
+
+def _leaf() -> st.SearchStrategy[Spec]:
+    return st.builds(
+        lambda role, name, ignored: Spec(role, name, [], ignored=ignored),
+        st.sampled_from(LEAF_ROLES),
+        RAW_TEXT,  # text lines never carry a value, so any text round-trips
+        st.sampled_from([False, False, False, True]),
+    )
+
+
+def _node(children: st.SearchStrategy[list[Spec]]) -> st.SearchStrategy[Spec]:
+    return st.builds(
+        lambda role, name, kids, value, props, ignored: Spec(
+            role, name, kids, value=value, properties=props, ignored=ignored
+        ),
+        st.sampled_from(ROLES),
+        NAMES,
+        children,
+        VALUES,
+        PROPS,
+        st.sampled_from([False, False, False, False, True]),
+    )
+
+
+def _iframe(children: st.SearchStrategy[list[Spec]]) -> st.SearchStrategy[Spec]:
+    def make(name: str | None, content: Any, frame_id: int) -> Spec:
+        spec = Spec("Iframe", name, [])
+        spec.frame = (
+            content if content in (None, MISSING) else FrameSpec(content, None, f"F{frame_id}")
+        )
+        return spec
+
+    return st.builds(
+        make,
+        NAMES,
+        st.none() | st.just(MISSING) | children,
+        st.integers(1, 10**6),
+    )
+
+
+TREES = st.recursive(
+    _leaf(),
+    lambda inner: _node(st.lists(inner, max_size=5)) | _iframe(st.lists(inner, max_size=4)),
+    max_leaves=40,
+)
+MODES = st.fixed_dictionaries(
+    {
+        "interactive": st.booleans(),
+        "compact": st.booleans(),
+        "depth": st.none() | st.integers(0, 6),
+    }
+)
+
+
+def _expected_line(node: Node) -> tuple[str, str | None, str | None, tuple[str, ...]]:
+    def cut(text: str, limit: int) -> str:
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+
+    return (
+        node.role,
+        cut(node.name, 80) if node.name else None,
+        cut(node.value, 50) if node.value else None,
+        node.states,
+    )
+
+
+def _check_node_invariants(node: Node) -> None:
+    assert re.fullmatch("[a-z]+", node.role), node.role
+    assert (
+        node.role not in {"generic", "none", "presentation", "inlinetextbox", "statictext"}
+        or node.name
+    )
+    assert node.name == " ".join(node.name.split())
+    if node.value is not None:
+        assert node.value and node.value == " ".join(node.value.split())
+        assert node.value != node.name
+        assert node.value.strip("\u2022")
+    assert list(node.states) == [s for s in STATE_ORDER if s in node.states]
+    if node.role == "text":
+        assert node.name and not node.children and node.value is None
+    elif node.role not in INTERACTIVE_ROLES and node.role not in STRUCTURE_ROLES:
+        assert node.name  # other roles print only with a name
+    elif node.role in STRUCTURE_ROLES:
+        assert node.name or node.children
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    children=st.lists(TREES, max_size=6),
+    title=st.none() | RAW_TEXT,
+    modes=MODES,
+)
+def test_random_trees_follow_the_format(
+    children: list[Spec], title: str | None, modes: dict[str, Any]
+) -> None:
+    top = frame(*children)
+    full = build_tree(top)
+    for _, node in walk(full):
+        _check_node_invariants(node)
+
+    roots = filter_tree(full, **modes)
+    text, nodes = format_snapshot(roots, title=title)
+
+    # Structure of the text: [Page line, blank line] then one line per element.
+    body = text
+    norm_title = " ".join((title or "").split())
+    if norm_title:
+        page, blank, body = text.split("\n", 2)
+        assert blank == ""
+        assert PAGE_LINE.fullmatch(page), page
+    else:
+        assert not text.startswith("Page:")
+    assert body == "" or body.endswith("\n")
+    body_lines = body.split("\n")[:-1] if body else []
+    for line in body_lines:
+        assert ELEMENT_LINE.fullmatch(line), line
+
+    # Ids 1..n in pre-order of the tree; indent is the tree depth.
+    ordered = walk(roots)
+    assert [n for _, n in ordered] == nodes
+    assert len(body_lines) == len(nodes)
+    parsed = parse_snapshot(text)
+    assert parsed.title == (norm_title if len(norm_title) <= 80 else norm_title[:77] + "...") or (
+        not norm_title and parsed.title is None
+    )
+    assert [line.id for line in parsed.lines] == list(range(1, len(nodes) + 1))
+    assert [line.depth for line in parsed.lines] == [d for d, _ in ordered]
+    for line, node in zip(parsed.lines, nodes, strict=True):
+        assert (line.role, line.name, line.value, line.states) == _expected_line(node)
+
+    # Modes.
+    if modes["interactive"]:
+        assert all(n.role in INTERACTIVE_ROLES for n in nodes)
+    elif modes["compact"]:
+        assert all(n.name or n.role == "text" or n.role in INTERACTIVE_ROLES for n in nodes)
+    if modes["depth"] is not None:
+        assert all(d < modes["depth"] for d, _ in ordered)
+    if not modes["interactive"] and not modes["compact"] and modes["depth"] is None:
+        assert nodes == [n for _, n in walk(full)]
+
+
+@settings(max_examples=100, deadline=None)
+@given(children=st.lists(TREES, max_size=5))
+def test_json_decode_gives_the_same_snapshot(children: list[Spec]) -> None:
+    top = frame(*children)
+    decoded = AX_TREE_DECODER.decode(msgspec.json.encode(AXTree(top.nodes)))
+    again = FrameAX(top.frame_id, decoded.nodes, top.children)
+    assert format_snapshot(build_tree(again), title=None) == format_snapshot(
+        build_tree(top), title=None
+    )
+
+
+@settings(max_examples=100, deadline=None)
+@given(children=st.lists(TREES, max_size=5), data=st.data())
+def test_scope_output_is_part_of_full_output(children: list[Spec], data: st.DataObject) -> None:
+    top = frame(*children)
+    candidates = sorted(
+        (top.frame_id, n.backendDOMNodeId) for n in top.nodes[1:] if n.backendDOMNodeId is not None
+    )
+    scope = data.draw(st.sets(st.sampled_from(candidates), max_size=3)) if candidates else set()
+    full = {
+        (n.frame_id, n.backend_node_id, n.role, n.name)
+        for _, n in walk(build_tree(top))
+        if n.role != "text"
+    }
+    scoped = build_tree(top, scope=scope)
+    text, nodes = format_snapshot(scoped, title=None)
+    assert [line.id for line in parse_snapshot(text).lines] == list(range(1, len(nodes) + 1))
+    for node in nodes:
+        if node.role != "text":
+            assert (node.frame_id, node.backend_node_id, node.role, node.name) in full
+    if not scope:
+        assert nodes == []
