@@ -6,6 +6,9 @@ The public API is re-exported here; everything else is private.
 from __future__ import annotations
 
 from ._browser import Browser, connect, launch
+from ._context import BrowserContext
+from ._dialogs import Dialog
+from ._downloads import Download
 from ._exceptions import (
     CDPError,
     CDPTimeoutError,
@@ -25,6 +28,7 @@ from ._exceptions import (
     WaitTimeoutError,
     WrongElementKindError,
 )
+from ._pagestate import Response
 from ._snapshot import Element, Snapshot
 from ._tab import Tab
 from .cdp import CDPEvent, CDPSession, EventStream
@@ -34,11 +38,14 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Browser",
+    "BrowserContext",
     "CDPError",
     "CDPEvent",
     "CDPSession",
     "CDPTimeoutError",
     "ConnectionClosedError",
+    "Dialog",
+    "Download",
     "Element",
     "ElementError",
     "EventStream",
@@ -50,6 +57,7 @@ __all__ = [
     "NotInteractableError",
     "ParsedSnapshot",
     "ProtocolError",
+    "Response",
     "Snapshot",
     "SnapshotError",
     "SnapshotLine",
