@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import msgspec
 
+from ._concurrency import gather, unwrap_group
 from .snapshot import build_tree, filter_tree, format_snapshot
 from .snapshot._fetch import FrameDocument, fetch_frames, resolve_scope
 
@@ -127,25 +128,20 @@ async def take_snapshot(
         await frames.settled()
     oopifs = [(f.frame_id, f.session, f.parent) for f in frames.frames()]
     scope: set[tuple[str, int]] | None = None
-    if selector is None:
-        fetched = await fetch_frames(page, oopifs, timeout=timeout, owner_cache=owner_cache)
-    else:
-        results: dict[str, Any] = {}
-
-        async def get_scope() -> None:
-            results["scope"] = await resolve_scope(page, selector, timeout=timeout)
-
-        async def get_frames() -> None:
-            results["frames"] = await fetch_frames(
-                page, oopifs, timeout=timeout, owner_cache=owner_cache
+    # fetch_frames and the selector run in task groups: a failure of the top
+    # document or an invalid selector comes back as itself, not as a group.
+    try:
+        if selector is None:
+            fetched = await fetch_frames(page, oopifs, timeout=timeout, owner_cache=owner_cache)
+        else:
+            fetched, found = await gather(
+                lambda: fetch_frames(page, oopifs, timeout=timeout, owner_cache=owner_cache),
+                lambda: resolve_scope(page, selector, timeout=timeout),
             )
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(get_scope)
-            tg.start_soon(get_frames)
-        fetched = results["frames"]
-        top_frame = fetched.root.frame_id
-        scope = {(top_frame, backend) for backend in results["scope"]}
+            top_frame = fetched.root.frame_id
+            scope = {(top_frame, backend) for backend in found}
+    except BaseExceptionGroup as group:
+        raise unwrap_group(group) from None
 
     root_nodes = fetched.root.nodes
     raw_title = root_nodes[0].name.value if root_nodes and root_nodes[0].name else None
