@@ -29,12 +29,13 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 import pytest
-from _browser_helpers import assert_consistent
 from _server import PageServer
 
 import kobrowser
 from kobrowser import Browser, Tab
 from kobrowser._snapshot import Snapshot
+
+from ._browser_helpers import assert_consistent
 
 _counter = itertools.count(1)
 
