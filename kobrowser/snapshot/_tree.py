@@ -39,6 +39,12 @@ Rules beyond the letter of the spec (decisions):
   partly cut). An ``iframe`` never carries text: its name comes from the
   ``title`` attribute, not from the frame's content. Text at the top level
   has no carrier and is always printed.
+* **List markers.** ``ListMarker`` nodes are skipped with their subtree. When
+  the list item is presentational (``<li role=none>``), Chrome reports the
+  marker as an ignored node over a ``StaticText`` that has no DOM node; such a
+  text is dropped when its parent is ignored and it reads like a marker (a
+  bullet, or up to six letters/digits then ``.`` or ``)``). Other generated
+  content (``::before``/``::after``, same shape) is kept.
 * **Text fields.** Below a ``textbox``/``searchbox``/``combobox``/
   ``spinbutton`` that has the ``editable`` property, no text piece is printed
   (its value carries it); elements inside a rich-text field still are.
@@ -59,6 +65,7 @@ Rules beyond the letter of the spec (decisions):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from typing import Any, Final
 
@@ -183,6 +190,11 @@ def _read_props(props: list[AXProperty]) -> tuple[int, bool]:
 
 
 # --- the walk -------------------------------------------------------------
+
+# Text of a list marker: a bullet, or a short ordinal followed by "." or ")".
+_MARKER: Final = re.compile(
+    r"\s*(?:[\u2022\u25e6\u25aa\u25ab\u25a0\u25a1\u2023\u2043\u2013\u2014-]|\w{1,6}[.)])\s*"
+)
 
 # Markers in a children list before text merging (never left in the output).
 _LINE_BREAK: Final = object()
@@ -329,7 +341,10 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
                 if name_v is not None:
                     text = name_v.value
                     if text.__class__ is str and text:
-                        out.append((text, parent, carrier, fs[0], ax.backendDOMNodeId))
+                        backend = ax.backendDOMNodeId
+                        if backend is None and parent.ignored and _MARKER.fullmatch(text):
+                            continue  # the ::marker of a presentational list item
+                        out.append((text, parent, carrier, fs[0], backend))
             continue
         if kind <= TRANSPARENT:
             if kind == TRANSPARENT:

@@ -530,3 +530,29 @@ def test_cycles_and_duplicate_child_ids_terminate() -> None:
 
 def test_missing_role_is_transparent() -> None:
     assert lines(frame(el(None, "x", el("button", "B")))) == ['1: button "B"']
+
+
+def test_marker_of_presentational_list_item_is_dropped() -> None:
+    # <ul role=none><li role=none>: Chrome reports the ::marker as an ignored
+    # node over a StaticText without a DOM node.
+    top = frame(
+        ignored(ignored(ignored(text("\u2022 ", backend=None)), el("link", "One", text("One")))),
+        ignored(ignored(text("12. ", backend=None)), text("Twelfth")),
+    )
+    assert lines(top) == ['1: link "One"', '2: text "Twelfth"']
+
+
+def test_generated_content_and_real_marker_like_text_are_kept() -> None:
+    top = frame(
+        el("LabelText", None, text("Email"), ignored(text(" *", backend=None))),
+        el("generic", None, ignored(text("New ", backend=None)), text("Thing")),
+        el("cell", None, text("1.")),
+        el("generic", None, ignored(text("\u2022"))),
+    )
+    # (label and generic are not blocks: their texts form one run)
+    assert lines(top) == [
+        '1: text "Email * New Thing"',
+        "2: cell",
+        '  3: text "1."',
+        '4: text "\u2022"',
+    ]
