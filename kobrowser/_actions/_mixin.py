@@ -118,10 +118,10 @@ class ActionsMixin(TabCore):
                 click_count=click_count,
                 modifiers=mask,
             )
-            guard = await self._read_guard(target, deadline)
-            if guard is None or not guard.get("blocked"):
+            guards = await self._read_guards(target, deadline)
+            if guards is None or not guards[1]:
                 return
-            if guard.get("ok"):
+            if guards[0]:
                 raise NotInteractableError(
                     f"element {element_id} moved while it was clicked: part of the click "
                     "was blocked before it reached another element. Take a new snapshot.",
@@ -132,13 +132,46 @@ class ActionsMixin(TabCore):
             element_id,
         )
 
-    async def _read_guard(self, target: Target, deadline: float) -> dict[str, int] | None:
+    async def _read_guards(
+        self, target: Target, deadline: float, *, keep: bool = False
+    ) -> tuple[int, int] | None:
+        """Read (and unless ``keep``, disarm) the pointer guards ``locate`` armed.
+
+        The guard is armed in the element's frame and in every parent frame
+        (around the ``<iframe>`` on the way), so all of them are read: an
+        event blocked in a parent frame never reached the element either.
+
+        Returns:
+            (events that reached the element, events blocked in any frame),
+            or None when the element's frame is gone (the click navigated).
+        """
+        own = await self._guard_call(target.session, target.object_id, keep, deadline)
+        if own is None:
+            return None
+        blocked = int(own.get("blocked", 0))
+        for parent_session, owner in target.chain:
+            try:
+                resolved = await parent_session.send(
+                    "DOM.resolveNode",
+                    {"backendNodeId": owner, "objectGroup": "kobrowser"},
+                    timeout=self._left(deadline),
+                )
+            except KoBrowserError:
+                continue
+            owner_id = resolved.get("object", {}).get("objectId")
+            if owner_id is None:
+                continue
+            guard = await self._guard_call(parent_session, owner_id, keep, deadline)
+            if guard is not None:
+                blocked += int(guard.get("blocked", 0))
+        return int(own.get("ok", 0)), blocked
+
+    async def _guard_call(
+        self, session: Any, object_id: str, keep: bool, deadline: float
+    ) -> dict[str, int] | None:
         try:
             guard = await call(
-                target.session,
-                target.object_id,
-                _scripts.GUARD_READ,
-                timeout=self._left(deadline),
+                session, object_id, _scripts.GUARD_READ, keep, timeout=self._left(deadline)
             )
         except (ProtocolError, TargetClosedError, KoBrowserError):
             return None  # the click navigated or closed the frame: it was delivered
@@ -176,6 +209,18 @@ class ActionsMixin(TabCore):
             with page.subscribe("Input.dragIntercepted") as drags:
                 await mouse.move(x1, y1, timeout=self._left(deadline))
                 await mouse.down(timeout=self._left(deadline))
+                # The guard only protects the press: the release happens over
+                # the drop target, which the guard would block.
+                pressed = await self._read_guards(source, deadline, keep=True)
+                if pressed is not None and pressed[1]:
+                    await mouse.up(timeout=self._left(deadline))
+                    await self._read_guards(source, deadline)
+                    raise NotInteractableError(
+                        f"element {source_id} moved as the drag started: the press was "
+                        "blocked before it reached another element. Take a new snapshot.",
+                        source_id,
+                    )
+                await self._read_guards(source, deadline)
                 await mouse.move(x2, y2, timeout=self._left(deadline), steps=steps, buttons=1)
                 data = None
                 with anyio.move_on_after(0.05):

@@ -132,9 +132,9 @@ HOP = (
 }"""
 )
 
-GUARD_READ = r"""function() {
+GUARD_READ = r"""function(keep) {
   const w = (this.ownerDocument || document).defaultView;
-  const g = w.__koGuard; w.__koGuard = null;
+  const g = w.__koGuard; if (!keep) w.__koGuard = null;
   return g ? {ok: g.ok, blocked: g.blocked} : null;
 }"""
 
