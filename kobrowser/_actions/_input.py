@@ -62,12 +62,19 @@ class Mouse:
         steps: int = 1,
         buttons: int = 0,
     ) -> None:
-        """Move to (x, y) in ``steps`` mouseMoved events."""
+        """Move to (x, y) in ``steps`` mouseMoved events.
+
+        ``buttons`` is the mask of buttons held; the pressed ``button`` is sent
+        with it, since Chrome starts an HTML5 drag only on moves that name it.
+        """
+        button = next((name for name, bit in _BUTTON_BITS.items() if bit and buttons & bit), "none")
         start_x, start_y = self.x, self.y
         for i in range(1, steps + 1):
             self.x = start_x + (x - start_x) * i / steps
             self.y = start_y + (y - start_y) * i / steps
-            await self._send("mouseMoved", timeout, modifiers=modifiers, buttons=buttons)
+            await self._send(
+                "mouseMoved", timeout, modifiers=modifiers, button=button, buttons=buttons
+            )
 
     async def down(
         self, *, timeout: float, button: str = "left", click_count: int = 1, modifiers: int = 0

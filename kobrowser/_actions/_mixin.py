@@ -201,6 +201,12 @@ class ActionsMixin(TabCore):
         deadline = anyio.current_time() + limit
         source = await self._resolve(source_id, limit)
         x1, y1, _ = await locate(source, timeout=self._left(deadline), guard_ms=_GUARD_MS)
+        kind = await call(
+            source.session, source.object_id, _scripts.INFO, "kind", timeout=self._left(deadline)
+        )
+        # An HTML5-draggable source starts a drag the browser reports (and we
+        # must wait for, however slow the machine); a pointer-driven one never does.
+        drag_wait = 2.0 if isinstance(kind, dict) and kind.get("draggable") else 0.05
         dest = await self._resolve(target_id, self._left(deadline))
         x2, y2, _ = await locate(dest, timeout=self._left(deadline), enabled=False)
         page, mouse = self.cdp, self._mouse
@@ -223,7 +229,7 @@ class ActionsMixin(TabCore):
                 await self._read_guards(source, deadline)
                 await mouse.move(x2, y2, timeout=self._left(deadline), steps=steps, buttons=1)
                 data = None
-                with anyio.move_on_after(0.05):
+                with anyio.move_on_after(min(drag_wait, self._left(deadline))):
                     data = (await drags.next()).params.get("data")
                 if data is not None:
                     for kind in ("dragEnter", "dragOver", "drop"):

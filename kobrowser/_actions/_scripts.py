@@ -160,7 +160,12 @@ INFO = r"""function(what, arg) {
     case 'enabled': return !(el.matches(':disabled') || el.closest('[aria-disabled="true"]'));
     case 'kind': return {tag: el.tagName.toLowerCase(), type: (el.type || '').toLowerCase(),
       editable: el.isContentEditable, readOnly: !!el.readOnly, multiple: !!el.multiple,
-      role: el.getAttribute('role') || ''};
+      role: el.getAttribute('role') || '',
+      draggable: (() => {
+        for (let n = el; n; n = n.parentElement || (n.getRootNode() || {}).host)
+          if (n.draggable) return true;
+        return false;
+      })()};
   }
   return null;
 }"""
