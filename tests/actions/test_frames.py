@@ -1,0 +1,273 @@
+"""Every action on every kind of placement: plain page, same-origin iframe,
+cross-origin (out-of-process) iframe, three nested iframes of alternating
+origins, and open shadow DOM.
+
+The page logs the events it gets (see ``_pages.RECORDER``); the log is read
+back in the element's own frame. Pointer events must be trusted, come in
+the order a real mouse makes them, and land inside the element.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kobrowser import Tab, WrongElementKindError
+from kobrowser._snapshot import Element, Snapshot
+
+from ._pages import CONTEXTS, clear_log, eval_in, find, read_log, widgets_url
+
+pytestmark = pytest.mark.anyio
+
+CLICK_ORDER = ["pointerdown", "mousedown", "pointerup", "mouseup", "click"]
+MOUSE_TYPES = (*CLICK_ORDER, "dblclick", "auxclick", "contextmenu")
+
+
+@pytest.fixture(params=CONTEXTS)
+async def ctx(
+    request: pytest.FixtureRequest, open_tab: Any, page_url: Any
+) -> AsyncIterator[tuple[Tab, Snapshot]]:
+    async with open_tab(widgets_url(page_url, request.param)) as tab:
+        snap = await tab.snapshot()
+        yield tab, snap
+
+
+def inside(event: dict[str, Any]) -> bool:
+    r = event["rect"]
+    return r["left"] <= event["x"] <= r["right"] and r["top"] <= event["y"] <= r["bottom"]
+
+
+async def assert_clicked(element: Element, dom_id: str, *, count: int = 1) -> list[dict[str, Any]]:
+    """``dom_id`` got ``count`` trusted clicks in real-mouse order, inside its box, and
+    no other element got any mouse button event."""
+    log = await read_log(element, *MOUSE_TYPES)
+    assert log, "no mouse events reached the page"
+    assert {e["target"] for e in log} == {dom_id}, log
+    assert all(e["trusted"] for e in log), log
+    assert [e["type"] for e in log if e["type"] in CLICK_ORDER] == CLICK_ORDER * count
+    assert all(inside(e) for e in log), log
+    return log
+
+
+async def assert_mouse_in_box(tab: Tab, element: Element) -> None:
+    """The last mouse position (top-page pixels) is inside the element's top-page box."""
+    box = await tab.box(element.id)
+    x, y = tab._mouse.x, tab._mouse.y
+    assert box["x"] <= x <= box["x"] + box["width"], (x, box)
+    assert box["y"] <= y <= box["y"] + box["height"], (y, box)
+
+
+async def js(element: Element, expression: str) -> Any:
+    """Evaluate ``expression`` with ``el`` = the element, ``win`` = its window."""
+    return await eval_in(
+        element,
+        "function() { const el = this; const win = el.ownerDocument.defaultView; "
+        f"return ({expression}); }}",
+    )
+
+
+async def test_click(ctx: tuple[Tab, Snapshot]) -> None:
+    tab, snap = ctx
+    button = find(snap, "button", "Press me")
+    await tab.click(button.id)
+    await assert_clicked(button, "btn")
+    await assert_mouse_in_box(tab, button)
+
+
+async def test_double_right_and_modified_clicks(ctx: tuple[Tab, Snapshot]) -> None:
+    tab, snap = ctx
+    button = find(snap, "button", "Press me")
+
+    await tab.dblclick(button.id)
+    log = await assert_clicked(button, "btn", count=2)
+    assert [e["detail"] for e in log if e["type"] == "click"] == [1, 2]
+    assert [e["type"] for e in log if e["type"] == "dblclick"] == ["dblclick"]
+
+    await clear_log(button)
+    await tab.click(button.id, button="right")
+    log = await read_log(button, *MOUSE_TYPES)
+    assert [(e["type"], e["button"]) for e in log] == [
+        ("pointerdown", 2),
+        ("mousedown", 2),
+        ("contextmenu", 2),
+        ("pointerup", 2),
+        ("mouseup", 2),
+        ("auxclick", 2),
+    ]
+    assert all(e["trusted"] and e["target"] == "btn" and inside(e) for e in log), log
+
+    await clear_log(button)
+    await tab.click(button.id, modifiers=["Shift"])
+    log = await assert_clicked(button, "btn")
+    assert all(e["shift"] and not e["ctrl"] for e in log if e["type"] != "pointerdown"), log
+
+
+async def test_hover(ctx: tuple[Tab, Snapshot]) -> None:
+    tab, snap = ctx
+    target = find(snap, "button", "Hover me")
+    await tab.hover(target.id)
+    log = await read_log(target, "mouseover", *MOUSE_TYPES)
+    overs = [e for e in log if e["target"] == "hover"]
+    assert [e["type"] for e in overs] == ["mouseover"]
+    assert overs[0]["trusted"] and inside(overs[0])
+    assert not [e for e in log if e["type"] != "mouseover"], "hover pressed a button"
+    assert await js(target, "el.matches(':hover')") is True
+
+
+async def test_pointer_drag(ctx: tuple[Tab, Snapshot]) -> None:
+    tab, snap = ctx
+    handle, zone = find(snap, "button", "Handle"), find(snap, "region", "Zone")
+    await tab.drag(handle.id, zone.id)
+    assert await js(zone, "el.dataset.dropped || null") == "pointer"
+    downs = await read_log(handle, "pointerdown")
+    assert [e["target"] for e in downs] == ["handle"]
+    assert downs[0]["trusted"] and inside(downs[0])
+
+
+async def test_html5_drag(ctx: tuple[Tab, Snapshot]) -> None:
+    tab, snap = ctx
+    source, zone = find(snap, "button", "Draggable"), find(snap, "region", "Drop here")
+    await tab.drag(source.id, zone.id)
+    assert await js(zone, "el.dataset.dropped || null") == "payload"
+    log = await read_log(zone, "dragstart", "drop")
+    assert [(e["type"], e["target"]) for e in log] == [("dragstart", "src5"), ("drop", "zone5")]
+
+
+async def test_scroll_into_view(ctx: tuple[Tab, Snapshot]) -> None:
+    tab, snap = ctx
+    far = find(snap, "button", "Far away")
+    in_view = (
+        "(() => { const r = el.getBoundingClientRect(); "
+        "return r.top >= 0 && r.bottom <= win.innerHeight; })()"
+    )
+    assert await js(far, in_view) is False
+    await tab.scroll_into_view(far.id)
+    assert await js(far, in_view) is True
+    await tab.click(far.id)
+    await assert_clicked(far, "far")
+
+
+async def test_fill_type_and_press(ctx: tuple[Tab, Snapshot]) -> None:
+    tab, snap = ctx
+    query = find(snap, "textbox", "Query")
+    await tab.fill(query.id, "new value")
+    assert await tab.value(query.id) == "new value"
+    inputs = await read_log(query, "input")
+    assert inputs and all(e["trusted"] and e["target"] == "text" for e in inputs)
+
+    await tab.press("Control+a")  # fill left the focus in the field
+    await tab.type(query.id, "Hi!")
+    assert await tab.value(query.id) == "Hi!"  # typing replaced the selection
+    await tab.type(query.id, " there")
+    assert await tab.value(query.id) == "Hi! there"  # and now appends at the caret
+
+    await tab.focus(query.id)
+    await tab.press("Control+a")
+    await tab.press("x")
+    assert await tab.value(query.id) == "x"
+
+    await clear_log(query)
+    await tab.type(query.id, "Ab")
+    keys = await read_log(query, "keydown", "keyup")
+    assert [(e["type"], e["key"]) for e in keys] == [
+        ("keydown", "Shift"),
+        ("keydown", "A"),
+        ("keyup", "A"),
+        ("keyup", "Shift"),
+        ("keydown", "b"),
+        ("keyup", "b"),
+    ]
+    assert all(e["trusted"] and e["target"] == "text" for e in keys)
+    assert [e["shift"] for e in keys] == [True, True, True, False, False, False]
+
+    await tab.press("Enter")
+    assert await js(query, "win.__submits") == [{"target": "form", "trusted": True}]
+    assert await tab.value(query.id) == "xAb"
+
+
+async def test_fill_textarea_and_contenteditable(ctx: tuple[Tab, Snapshot]) -> None:
+    tab, snap = ctx
+    notes, editor = find(snap, "textbox", "Notes"), find(snap, "textbox", "Editor")
+    await tab.fill(notes.id, "line one\nline two")
+    assert await tab.value(notes.id) == "line one\nline two"
+    await tab.fill(editor.id, "rich text")
+    assert await js(editor, "el.textContent") == "rich text"
+    assert await tab.value(editor.id) == "rich text"
+    await tab.fill(notes.id, "")
+    assert await tab.value(notes.id) == ""
+
+
+async def test_select(ctx: tuple[Tab, Snapshot]) -> None:
+    tab, snap = ctx
+    color, sizes = find(snap, "combobox", "Color"), find(snap, "listbox", "Sizes")
+    await tab.select(color.id, "Green")
+    assert await tab.value(color.id) == "g"
+    await tab.select(color.id, "b")
+    assert await tab.value(color.id) == "b"
+    assert await js(color, "win.__changes") == ["sel", "sel"]
+    await tab.select(sizes.id, "Small", "l")
+    assert await js(sizes, "[...el.selectedOptions].map((o) => o.value)") == ["s", "l"]
+    with pytest.raises(ValueError, match="Purple"):
+        await tab.select(color.id, "Purple")
+    with pytest.raises(ValueError, match="only one"):
+        await tab.select(color.id, "r", "g")
+
+
+async def test_check_uncheck(ctx: tuple[Tab, Snapshot]) -> None:
+    tab, snap = ctx
+    box = find(snap, "checkbox", "Agree")
+    assert await tab.is_checked(box.id) is False
+    await tab.check(box.id)
+    assert await tab.is_checked(box.id) is True
+    await tab.check(box.id)  # idempotent
+    assert await tab.is_checked(box.id) is True
+    clicks = await read_log(box, "click")
+    assert [(e["target"], e["trusted"]) for e in clicks] == [("cb", True)]
+    await tab.uncheck(box.id)
+    await tab.uncheck(box.id)
+    assert await tab.is_checked(box.id) is False
+    assert len(await read_log(box, "click")) == 2
+    with pytest.raises(WrongElementKindError):
+        await tab.check(find(snap, "button", "Press me").id)
+
+
+async def test_upload(ctx: tuple[Tab, Snapshot], tmp_path: Path) -> None:
+    tab, snap = ctx
+    first, second = tmp_path / "a.txt", tmp_path / "b.csv"
+    first.write_text("hello from a")
+    second.write_text("x,y\n1,2\n")
+    attachment = find(snap, "button", "Attachment")
+    await tab.upload(attachment.id, first, str(second))
+    files = None
+    for _ in range(100):
+        files = await js(attachment, "win.__files")
+        if files is not None:
+            break
+    assert files == [
+        {"name": "a.txt", "text": "hello from a"},
+        {"name": "b.csv", "text": "x,y\n1,2\n"},
+    ]
+    with pytest.raises(WrongElementKindError):
+        await tab.upload(find(snap, "button", "Press me").id, first)
+
+
+async def test_readers(ctx: tuple[Tab, Snapshot]) -> None:
+    tab, snap = ctx
+    button = find(snap, "button", "Press me")
+    assert await tab.text(button.id) == "Press me"
+    assert await tab.html(button.id) == '<button id="btn">Press me</button>'
+    assert await tab.value(find(snap, "textbox", "Query").id) == "old text"
+    assert await tab.value(button.id) is None
+    link = find(snap, "link", "Anchor link")
+    assert await tab.attr(link.id, "href") == "#anchor"
+    assert await tab.attr(link.id, "title") is None
+    assert await tab.is_visible(button.id) is True
+    assert await tab.is_enabled(button.id) is True
+    assert await tab.is_enabled(find(snap, "button", "Disabled").id) is False
+    assert await tab.is_checked(find(snap, "checkbox", "Agree").id) is False
+    box = await tab.box(button.id)
+    size = await js(button, "[el.offsetWidth, el.offsetHeight]")
+    assert [box["width"], box["height"]] == pytest.approx(size, abs=1)
