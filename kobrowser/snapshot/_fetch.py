@@ -12,14 +12,17 @@ the top document fails the snapshot.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
+import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import anyio
 import msgspec
 
-from .._exceptions import InvalidSelectorError, KoBrowserError, ProtocolError
-from ._ax import AX_TREE_DECODER, AXTree
+from .._exceptions import InvalidSelectorError, KoBrowserError
+from ._ax import AXTree, decode_ax_tree
 from ._tree import FrameAX
 
 if TYPE_CHECKING:
@@ -48,16 +51,28 @@ class _Owner(msgspec.Struct, gc=False):
     backendNodeId: int
 
 
-class _Document(msgspec.Struct):
-    nodeId: int
+class _RemoteObject(msgspec.Struct):
+    objectId: str | None = None
+    description: str = ""
 
 
-class _GetDocument(msgspec.Struct):
-    root: _Document
+class _ExceptionDetails(msgspec.Struct):
+    text: str = ""
+    exception: _RemoteObject | None = None
 
 
-class _QueryAll(msgspec.Struct):
-    nodeIds: list[int]
+class _Evaluated(msgspec.Struct):
+    result: _RemoteObject
+    exceptionDetails: _ExceptionDetails | None = None
+
+
+class _Property(msgspec.Struct):
+    name: str
+    value: _RemoteObject | None = None
+
+
+class _Properties(msgspec.Struct):
+    result: list[_Property]
 
 
 class _DescribedNode(msgspec.Struct):
@@ -70,9 +85,16 @@ class _Described(msgspec.Struct):
 
 _FRAME_TREE = msgspec.json.Decoder(_FrameTreeResult)
 _OWNER = msgspec.json.Decoder(_Owner)
-_GET_DOCUMENT = msgspec.json.Decoder(_GetDocument)
-_QUERY_ALL = msgspec.json.Decoder(_QueryAll)
+_EVALUATED = msgspec.json.Decoder(_Evaluated)
+_PROPERTIES = msgspec.json.Decoder(_Properties)
 _DESCRIBED = msgspec.json.Decoder(_Described)
+_SCOPE_GROUPS = itertools.count(1)
+
+
+_known_children: weakref.WeakKeyDictionary[CDPSession, tuple[str, ...]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Session -> its same-process child frames at its last snapshot (prefetched next time)."""
 
 
 class FrameDocument(msgspec.Struct):
@@ -135,9 +157,8 @@ async def fetch_frames(
     ) -> None:
         params = {"frameId": frame_id} if frame_id is not None else None
         try:
-            tree = await session.send_typed(
-                "Accessibility.getFullAXTree", params, AX_TREE_DECODER, timeout=timeout
-            )
+            raw = await session.send_raw("Accessibility.getFullAXTree", params, timeout=timeout)
+            tree = decode_ax_tree(raw)
         except KoBrowserError:
             if session is page and frame_id is None:
                 raise
@@ -145,10 +166,18 @@ async def fetch_frames(
         out[frame_id] = tree
 
     async def one_session(session: CDPSession, parent: CDPSession | None) -> None:
-        # The session's own document is fetched while its frame tree is read.
+        # The session's own document is fetched while its frame tree is read,
+        # and so are the same-process child frames the last snapshot of this
+        # session saw: Chrome answers one session's calls in order, so asking
+        # for them only after the frame tree (and the top AX tree) came back
+        # would leave the renderer idle for a round trip. A prefetched frame
+        # that is no longer in the fresh frame tree is dropped below.
         fetched: dict[str | None, AXTree | None] = {}
+        known = _known_children.get(session, ())
         async with anyio.create_task_group() as tg:
             tg.start_soon(ax_of, None, session, fetched)
+            for frame_id in known:
+                tg.start_soon(ax_of, frame_id, session, fetched)
             try:
                 frame_tree = await session.send_typed(
                     "Page.getFrameTree", None, _FRAME_TREE, timeout=timeout
@@ -163,6 +192,7 @@ async def fetch_frames(
                 top.append(root.frame.id)
             else:
                 tg.start_soon(owner_of, root.frame.id, parent)
+            children: list[str] = []
             stack = [root]
             while stack:
                 node = stack.pop()
@@ -171,11 +201,15 @@ async def fetch_frames(
                     frame.id, session, frame.loaderId, frame.url, frame.parentId
                 )
                 if node is not root:
-                    tg.start_soon(ax_of, frame.id, session, fetched)
+                    children.append(frame.id)
+                    if frame.id not in known:
+                        tg.start_soon(ax_of, frame.id, session, fetched)
                     tg.start_soon(owner_of, frame.id, session)
                 stack.extend(node.childFrames)
-        for frame_id, tree in fetched.items():
-            trees[frame_id if frame_id is not None else root.frame.id] = tree
+        _known_children[session] = tuple(children)
+        trees[root.frame.id] = fetched.get(None)
+        for frame_id in children:
+            trees[frame_id] = fetched.get(frame_id)
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(one_session, page, None)
@@ -205,33 +239,57 @@ async def fetch_frames(
 async def resolve_scope(page: CDPSession, selector: str, *, timeout: float) -> set[int]:
     """Backend node ids of the top document's elements matching a CSS selector.
 
+    The query runs as JavaScript and the matches are described by object id:
+    ``DOM.getDocument`` would reset the DOM agent's node ids, so concurrent
+    scoped snapshots of one tab (or any other user of the DOM domain) would
+    invalidate each other's ids.
+
     Raises:
         InvalidSelectorError: the selector is not valid CSS.
     """
-    document = await page.send_typed(
-        "DOM.getDocument", {"depth": 0}, _GET_DOCUMENT, timeout=timeout
+    group = f"kobrowser-scope-{next(_SCOPE_GROUPS)}"
+    quoted = msgspec.json.encode(selector).decode()
+    evaluated = await page.send_typed(
+        "Runtime.evaluate",
+        {
+            "expression": f"Array.from(document.querySelectorAll({quoted}))",
+            "objectGroup": group,
+            "silent": True,
+        },
+        _EVALUATED,
+        timeout=timeout,
     )
     try:
-        matches = await page.send_typed(
-            "DOM.querySelectorAll",
-            {"nodeId": document.root.nodeId, "selector": selector},
-            _QUERY_ALL,
+        details = evaluated.exceptionDetails
+        if details is not None:
+            reason = details.exception.description if details.exception else details.text
+            raise InvalidSelectorError(f"invalid CSS selector {selector!r}: {reason}")
+        array_id = evaluated.result.objectId
+        if array_id is None:  # pragma: no cover - an Array is always an object
+            return set()
+        properties = await page.send_typed(
+            "Runtime.getProperties",
+            {"objectId": array_id, "ownProperties": True},
+            _PROPERTIES,
             timeout=timeout,
         )
-    except ProtocolError as exc:
-        raise InvalidSelectorError(f"invalid CSS selector {selector!r}: {exc.message}") from None
-    found: set[int] = set()
+        object_ids = [
+            prop.value.objectId
+            for prop in properties.result
+            if prop.name.isdigit() and prop.value is not None and prop.value.objectId
+        ]
+        found: set[int] = set()
 
-    async def describe(node_id: int) -> None:
-        try:
+        async def describe(object_id: str) -> None:
             described = await page.send_typed(
-                "DOM.describeNode", {"nodeId": node_id}, _DESCRIBED, timeout=timeout
+                "DOM.describeNode", {"objectId": object_id}, _DESCRIBED, timeout=timeout
             )
-        except KoBrowserError:
-            return
-        found.add(described.node.backendNodeId)
+            found.add(described.node.backendNodeId)
 
-    async with anyio.create_task_group() as tg:
-        for node_id in matches.nodeIds:
-            tg.start_soon(describe, node_id)
-    return found
+        async with anyio.create_task_group() as tg:
+            for object_id in object_ids:
+                tg.start_soon(describe, object_id)
+        return found
+    finally:
+        with anyio.CancelScope(shield=True), contextlib.suppress(KoBrowserError):
+            await page.send("Runtime.releaseObjectGroup", {"objectGroup": group}, timeout=timeout)
