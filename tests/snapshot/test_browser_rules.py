@@ -595,6 +595,9 @@ MODES: dict[str, tuple[dict[str, object], str]] = {
         """,
     ),
     "selector-matches-nothing": ({"selector": ".nope"}, ""),
+    "selector-body": ({"selector": "body"}, FULL),
+    "selector-html": ({"selector": "html"}, FULL),
+    "selector-with-quotes": ({"selector": 'input[aria-label="Email"]'}, '1: textbox "Email"'),
     "interactive+selector": (
         {"interactive": True, "selector": "nav"},
         """
@@ -649,8 +652,8 @@ async def test_modes(snap_html: SnapHtml, mode: str) -> None:
 
 
 async def test_invalid_selector_raises(snap_html: SnapHtml) -> None:
-    for selector in ("[[", "a:::b", "div >"):
-        with pytest.raises(kobrowser.InvalidSelectorError):
+    for selector in ("[[", "a:::b", "div >", "'"):
+        with pytest.raises(kobrowser.InvalidSelectorError, match="invalid CSS selector"):
             await snap_html(MODES_PAGE, selector=selector)
 
 
