@@ -157,20 +157,33 @@ async def resolve(snapshot: Snapshot | None, element_id: int, *, timeout: float)
             lambda: session.send_typed("Page.getFrameTree", None, _FRAME_TREE, timeout=timeout),
         )
     except ProtocolError:
+        # The node is gone; say why when it is because the document changed.
+        try:
+            frames = await session.send_typed(
+                "Page.getFrameTree", None, _FRAME_TREE, timeout=timeout
+            )
+        except KoBrowserError:
+            frames = None
+        if frames is not None:
+            _check_document(element, frames)
         raise stale(element, "it is no longer in the page") from None
     except TargetClosedError:
         raise stale(element, "its frame was closed") from None
 
-    loader = _loader_of(frames.frameTree, element.frame_id)
-    if loader is None:
-        raise stale(element, "its frame was removed")
-    if loader != element.loader_id:
-        raise stale(element, "its frame navigated or reloaded since the snapshot")
+    _check_document(element, frames)
     _check_identity(element, ax)
     object_id = resolved.object.objectId
     if object_id is None:
         raise stale(element, "it is no longer in the page")
     return Target(element, session, object_id, _chain(snapshot, element.frame_id))
+
+
+def _check_document(element: Element, frames: _FrameTree) -> None:
+    loader = _loader_of(frames.frameTree, element.frame_id)
+    if loader is None:
+        raise stale(element, "its frame was removed")
+    if loader != element.loader_id:
+        raise stale(element, "its frame navigated or reloaded since the snapshot")
 
 
 def _loader_of(root: _FrameTreeNode, frame_id: str) -> str | None:
