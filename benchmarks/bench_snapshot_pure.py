@@ -11,6 +11,7 @@ Run: ``.venv/bin/python benchmarks/bench_snapshot_pure.py [rows]``
 
 from __future__ import annotations
 
+import json
 import statistics
 import sys
 import time
@@ -189,6 +190,7 @@ def main() -> None:
     roots = build_tree(frame)
     filtered = filter_tree(roots)
     stages: list[tuple[str, Callable[[], Any]]] = [
+        ("json.loads (baseline)", lambda: json.loads(payload)),
         ("decode", lambda: decode_ax_tree(payload)),
         ("build", lambda: build_tree(frame)),
         ("filter (full)", lambda: filter_tree(roots)),
