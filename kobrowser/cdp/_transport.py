@@ -237,34 +237,55 @@ class WsprotoTransport:
 async def http_get_json(url: str, *, timeout: float) -> object:
     """GET ``url`` (plain http) and decode its JSON body, on any anyio backend.
 
-    Only for Chrome's tiny ``/json/version`` endpoint: HTTP/1.0, no keep-alive.
+    Only for Chrome's tiny ``/json/version`` endpoint. HTTP/1.1 with
+    ``Connection: close`` (Chrome's DevTools server drops HTTP/1.0 requests
+    without answering); the body ends at its Content-Length, or at EOF.
     """
     parts = urlsplit(url)
     host = parts.hostname or "127.0.0.1"
     port = parts.port or 80
     request = (
-        f"GET {parts.path or '/'} HTTP/1.0\r\nHost: {host}:{port}\r\n"
-        "Accept: application/json\r\n\r\n"
+        f"GET {parts.path or '/'} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        "Accept: application/json\r\nConnection: close\r\n\r\n"
     ).encode()
-    chunks: list[bytes] = []
+    buffer = b""
     try:
         with anyio.fail_after(timeout):
             async with await anyio.connect_tcp(host, port) as stream:
                 await stream.send(request)
                 while True:
+                    head, sep, body = buffer.partition(b"\r\n\r\n")
+                    if sep:
+                        length = _content_length(head)
+                        if length is not None and len(body) >= length:
+                            break
                     try:
-                        chunks.append(await stream.receive())
+                        buffer += await stream.receive()
                     except (anyio.EndOfStream, anyio.BrokenResourceError):
                         break
     except TimeoutError:
         raise ConnectionClosedError(f"no answer from {url} within {timeout:g} s") from None
     except OSError as exc:
         raise ConnectionClosedError(f"could not reach {url}: {exc}") from exc
-    head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
+    head, _, body = buffer.partition(b"\r\n\r\n")
     status_line = head.split(b"\r\n", 1)[0].decode("latin-1")
     if " 200 " not in f"{status_line} ":
         raise ConnectionClosedError(f"{url} answered {status_line!r}, not a CDP endpoint")
+    length = _content_length(head)
+    if length is not None:
+        body = body[:length]
     try:
         return json.loads(body)
     except ValueError as exc:
         raise ConnectionClosedError(f"{url} did not answer JSON: {exc}") from exc
+
+
+def _content_length(head: bytes) -> int | None:
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            try:
+                return int(value.strip())
+            except ValueError:
+                return None
+    return None
