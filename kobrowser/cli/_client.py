@@ -1,0 +1,468 @@
+"""The `ko-browser` client: parse, send one request to the session daemon, print.
+
+This is the fast path of every command: standard library only (no anyio,
+aiohttp, msgspec or kobrowser library modules), so a command with a warm
+daemon costs little more than Python's own start-up. The daemon is started
+here when the session has none (see :func:`_start_daemon`).
+
+A request is sent at most once: after it is written, a lost connection or a
+timeout is reported, never retried.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ._parser import parse
+from ._protocol import (
+    PROTOCOL_VERSION,
+    RuntimeDirError,
+    SessionPaths,
+    encode,
+    runtime_dir,
+    session_paths,
+)
+
+__all__ = ["ClientError", "main"]
+
+PROG = "ko-browser"
+#: Default command deadline in seconds (the library's default).
+DEFAULT_TIMEOUT = 30.0
+#: Seconds the client waits past the command's deadline for the daemon's answer.
+ANSWER_GRACE = 15.0
+#: Seconds to wait for a new daemon beyond its Chrome launch timeout.
+START_GRACE = 20.0
+
+
+class ClientError(Exception):
+    """A command failed on the client side; exit status 1 unless ``exit`` says otherwise."""
+
+    def __init__(self, message: str, hint: str = "", kind: str = "ClientError", exit: int = 1):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.kind = kind
+        self.exit = exit
+
+    def to_dict(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"type": self.kind, "message": self.message, "exit": self.exit}
+        if self.hint:
+            error["hint"] = self.hint
+        return error
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command line; return the exit status (0, 1 failed, 2 bad usage)."""
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        cmd, args, options = parse(argv, PROG)
+    except SystemExit as exc:  # --help (0) or bad usage (2)
+        return exc.code if isinstance(exc.code, int) else 2
+    as_json = options["json"]
+    try:
+        if cmd == "session.list":
+            result, text = session_list()
+        else:
+            result, text = run(cmd, args, options)
+    except ClientError as exc:
+        return _fail(exc.to_dict(), cmd, as_json)
+    except RuntimeDirError as exc:
+        return _fail(ClientError(str(exc)).to_dict(), cmd, as_json)
+    if as_json:
+        _write(json.dumps({"ok": True, "command": _cmd_words(cmd), "result": result}) + "\n")
+    else:
+        _write(text + "\n")
+    return 0
+
+
+def _cmd_words(cmd: str) -> str:
+    return cmd.replace(".", " ")
+
+
+def _write(text: str) -> None:
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `ko-browser snapshot | head`
+        with _suppress_os_error():
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+class _suppress_os_error:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+        return kind is not None and issubclass(kind, OSError)
+
+
+def _fail(error: dict[str, Any], cmd: str, as_json: bool) -> int:
+    message = error.get("message") or "failed"
+    hint = error.get("hint")
+    line = f"{PROG}: {message.rstrip('.')}; {hint}" if hint else f"{PROG}: {message}"
+    sys.stderr.write(" ".join(line.split()) + "\n")
+    if as_json:
+        _write(json.dumps({"ok": False, "command": _cmd_words(cmd), "error": error}) + "\n")
+    code = error.get("exit", 1)
+    return code if code in (1, 2) else 1
+
+
+# -- one command -------------------------------------------------------------
+
+
+def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, str]:
+    """Send one command to the session's daemon (starting it if needed)."""
+    paths = session_paths(options["session"])
+    if cmd == "upload":
+        files = [os.path.abspath(f) for f in args["files"]]
+        for path in files:
+            if not os.path.isfile(path):
+                raise ClientError(f"upload: no such file: {path}", "check the path")
+        args["files"] = files
+    timeout = options["timeout"]
+    start: dict[str, Any] = {}
+    if options["headed"]:
+        start["headed"] = True
+    if options["executable_path"]:
+        start["executable_path"] = os.path.abspath(options["executable_path"])
+    if options["cdp"]:
+        start["cdp"] = options["cdp"]
+    request_opts: dict[str, Any] = {}
+    if timeout is not None:
+        request_opts["timeout"] = timeout
+    if start:
+        request_opts["start"] = start
+    request = {
+        "v": PROTOCOL_VERSION,
+        "id": f"{os.getpid()}-{time.time_ns()}-{os.urandom(4).hex()}",
+        "cmd": cmd,
+        "args": args,
+        "opts": request_opts,
+    }
+
+    sock, stale = _connect(paths.socket)
+    if sock is None and cmd == "close":
+        sock = _clean_dead(paths)
+        if sock is None:
+            return {"closed": False}, f"no session {paths.name!r} running"
+    if sock is None:
+        sock = _start_daemon(paths, options, replace_stale=stale)
+    budget = (timeout or DEFAULT_TIMEOUT) + ANSWER_GRACE
+    if cmd == "wait" and isinstance(args.get("ms"), int):
+        budget += args["ms"] / 1000
+    reply = _exchange(sock, request, budget, paths)
+    if reply.get("ok"):
+        return reply.get("result"), reply.get("text") or ""
+    error = reply.get("error") or {"message": "the daemon refused the request"}
+    raise ClientError(
+        error.get("message", "failed"),
+        error.get("hint", ""),
+        error.get("type", "Error"),
+        error.get("exit", 1),
+    )
+
+
+def _connect(path: Path) -> tuple[socket.socket | None, bool]:
+    """Connect to a daemon: (socket, False), or (None, stale) when none listens.
+
+    ``stale`` is True when a socket file exists but nobody accepts on it
+    (the daemon died without cleaning up).
+    """
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(os.fspath(path))
+    except FileNotFoundError:
+        sock.close()
+        return None, False
+    except OSError as exc:
+        sock.close()
+        if exc.errno in (errno.ECONNREFUSED, errno.ENOTSOCK):
+            return None, True
+        raise ClientError(f"cannot reach the session daemon at {path}: {exc.strerror}") from None
+    return sock, False
+
+
+def _exchange(
+    sock: socket.socket, request: dict[str, Any], budget: float, paths: SessionPaths
+) -> dict[str, Any]:
+    """Send the request once and read its one reply line."""
+    with sock:
+        sock.settimeout(budget)
+        try:
+            sock.sendall(encode(request))
+        except OSError as exc:
+            # Nothing or part of a line reached the daemon: it cannot run a partial line.
+            raise ClientError(
+                f"lost the session daemon while sending ({exc.strerror or exc})",
+                "run the command again",
+            ) from None
+        chunks: list[bytes] = []
+        try:
+            while True:
+                chunk = sock.recv(1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                if chunk.endswith(b"\n"):
+                    break
+        except TimeoutError:
+            raise ClientError(
+                f"no answer from session {paths.name!r} within {budget:g} s; the command was "
+                "sent once and is not repeated, it may still finish",
+                "check with `ko-browser get url` or `ko-browser snapshot`",
+                "ClientTimeout",
+            ) from None
+        except OSError as exc:
+            chunks = []
+            reason = exc.strerror or str(exc)
+        else:
+            reason = "connection closed"
+    data = b"".join(chunks)
+    if not data.endswith(b"\n"):
+        raise ClientError(
+            f"the session daemon stopped before answering ({reason}); the command is not "
+            f"repeated, it may or may not have run",
+            f"see {paths.log}; the next command starts a new session",
+            "DaemonLost",
+        )
+    try:
+        reply = json.loads(data)
+    except ValueError:
+        raise ClientError(
+            "the session daemon sent a malformed answer", f"see {paths.log}"
+        ) from None
+    if not isinstance(reply, dict) or reply.get("v") != PROTOCOL_VERSION:
+        version = reply.get("v") if isinstance(reply, dict) else None
+        raise ClientError(
+            f"the session daemon speaks protocol version {version}, this client {PROTOCOL_VERSION}",
+            f"run `ko-browser --session {paths.name} close` and retry",
+        )
+    if reply.get("id") not in (request["id"], None):
+        raise ClientError("the session daemon answered another request", f"see {paths.log}")
+    return reply
+
+
+# -- starting a daemon ---------------------------------------------------------
+
+
+def _start_daemon(
+    paths: SessionPaths, options: dict[str, Any], *, replace_stale: bool
+) -> socket.socket:
+    """Start the session's daemon under the session's start lock; return a connection.
+
+    Another client may be starting the same session at the same moment: the
+    lock makes one of them start it and the other connect to that daemon.
+    """
+    from ._state import LockBusy, lock_file
+
+    launch_timeout = options["timeout"] or DEFAULT_TIMEOUT
+    deadline = time.monotonic() + launch_timeout + START_GRACE
+    try:
+        fd = lock_file(paths.lock, wait=launch_timeout + START_GRACE)
+    except LockBusy:
+        raise ClientError(
+            f"session {paths.name!r} is being started by another command and did not come up",
+            f"see {paths.log}",
+        ) from None
+    try:
+        sock, stale = _connect(paths.socket)  # started while we waited for the lock?
+        if sock is not None:
+            return sock
+        if stale or replace_stale:
+            sys.stderr.write(
+                f"{PROG}: session {paths.name!r} had stopped unexpectedly; "
+                "starting a new one (its pages are gone)\n"
+            )
+        _spawn(paths, options, launch_timeout, deadline)
+        sock, stale = _connect(paths.socket)
+        if sock is None:
+            raise ClientError(
+                f"the daemon of session {paths.name!r} started but its socket is gone",
+                f"see {paths.log}",
+            )
+        return sock
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _clean_dead(paths: SessionPaths) -> socket.socket | None:
+    """`close` of a session without a live daemon: remove what a killed one left.
+
+    Returns a connection when a daemon came up meanwhile (it is closed instead).
+    """
+    from ._state import LockBusy, lock_file, reap_previous
+
+    try:
+        fd = lock_file(paths.lock, wait=DEFAULT_TIMEOUT + START_GRACE)
+    except LockBusy:
+        raise ClientError(f"session {paths.name!r} is being started by another command") from None
+    try:
+        sock, stale = _connect(paths.socket)
+        if sock is not None:
+            return sock
+        try:
+            pid_fd = lock_file(paths.pid, wait=DEFAULT_TIMEOUT)
+        except LockBusy:
+            raise ClientError(
+                f"the daemon of session {paths.name!r} holds its lock but does not answer",
+                f"see {paths.log}",
+            ) from None
+        try:
+            state = os.pread(pid_fd, 1 << 16, 0).decode(errors="replace")
+            if state.strip():
+                reap_previous(state)
+                os.ftruncate(pid_fd, 0)
+        finally:
+            os.close(pid_fd)
+        if stale:
+            with _suppress_os_error():
+                os.unlink(paths.socket)
+        return None
+    finally:
+        os.close(fd)
+
+
+def _spawn(
+    paths: SessionPaths, options: dict[str, Any], launch_timeout: float, deadline: float
+) -> None:
+    import select
+    import subprocess
+
+    package_root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    env.pop("PYTHONSTARTUP", None)
+    read_fd, write_fd = os.pipe()
+    command = [
+        sys.executable,
+        "-m",
+        "kobrowser.cli._daemon",
+        "--session",
+        paths.name,
+        "--ready-fd",
+        str(write_fd),
+        "--timeout",
+        str(launch_timeout),
+    ]
+    if options["headed"]:
+        command.append("--headed")
+    if options["executable_path"]:
+        command += ["--executable-path", os.path.abspath(options["executable_path"])]
+    if options["cdp"]:
+        command += ["--cdp", options["cdp"]]
+    if options["idle_timeout"]:
+        command += ["--idle-timeout", str(options["idle_timeout"])]
+    if paths.log.exists():
+        with _suppress_os_error():
+            os.replace(paths.log, paths.log.with_name(paths.log.name + ".1"))
+    log_fd = os.open(paths.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+    try:
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=log_fd,
+            stderr=log_fd,
+            pass_fds=(write_fd,),
+            start_new_session=True,
+            cwd="/",
+            env=env,
+        )
+    except OSError as exc:
+        os.close(read_fd)
+        raise ClientError(f"cannot start the session daemon: {exc}") from None
+    finally:
+        os.close(write_fd)
+        os.close(log_fd)
+    # The daemon outlives this process: never wait for it here.
+    process.returncode = 0  # keeps Popen.__del__ from warning about a running child
+    data = b""
+    try:
+        while b"\n" not in data:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ClientError(
+                    f"the daemon of session {paths.name!r} did not start within "
+                    f"{launch_timeout + START_GRACE:g} s",
+                    f"see {paths.log}",
+                )
+            ready, _, _ = select.select([read_fd], [], [], remaining)
+            if not ready:
+                continue
+            chunk = os.read(read_fd, 65536)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(read_fd)
+    try:
+        message = json.loads(data) if data.strip() else None
+    except ValueError:
+        message = None
+    if not isinstance(message, dict):
+        raise ClientError(
+            f"the daemon of session {paths.name!r} exited while starting: {_log_tail(paths)}",
+            f"see {paths.log}",
+            "DaemonStartError",
+        )
+    if not message.get("ok"):
+        error = message.get("error") or {}
+        raise ClientError(
+            error.get("message") or "the session daemon could not start",
+            error.get("hint") or f"see {paths.log}",
+            error.get("type", "DaemonStartError"),
+        )
+
+
+def _log_tail(paths: SessionPaths) -> str:
+    try:
+        lines = paths.log.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return "no log"
+    return lines[-1] if lines else "no log"
+
+
+# -- session list ---------------------------------------------------------------
+
+
+def session_list() -> tuple[Any, str]:
+    directory = runtime_dir()
+    sessions: list[dict[str, Any]] = []
+    for sock_path in sorted(directory.glob("*.sock")):
+        name = sock_path.name[: -len(".sock")]
+        entry: dict[str, Any] = {"session": name}
+        sock, stale = _connect(sock_path)
+        if sock is None:
+            entry["state"] = "dead" if stale else "gone"
+        else:
+            request = {
+                "v": PROTOCOL_VERSION,
+                "id": f"{os.getpid()}-{time.time_ns()}-{os.urandom(4).hex()}",
+                "cmd": "status",
+                "args": {},
+                "opts": {},
+            }
+            try:
+                reply = _exchange(sock, request, 10.0, SessionPaths(directory, name))
+            except ClientError as exc:
+                entry.update(state="not answering", error=exc.message)
+            else:
+                entry.update(reply.get("result") or {})
+                entry["state"] = "stopping" if entry.get("stopping") else "running"
+        sessions.append(entry)
+    lines = []
+    for s in sessions:
+        if s["state"] == "running":
+            detail = f"pid {s.get('pid')}, {s.get('tabs', 0)} tab(s)"
+            if s.get("url"):
+                detail += f", {s['url']}"
+            lines.append(f"{s['session']}: {detail}")
+        else:
+            lines.append(f"{s['session']}: {s['state']}")
+    return {"sessions": sessions}, "\n".join(lines) if lines else "no sessions"

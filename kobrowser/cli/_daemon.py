@@ -1,0 +1,483 @@
+"""The per-session daemon: owns one Browser, serves commands on a Unix socket.
+
+Started by the client as ``python -m kobrowser.cli._daemon --session NAME
+--ready-fd FD ...`` in a new session (no controlling terminal). It
+
+1. takes the session's pid lock (``NAME.pid``, ``flock``) for its whole
+   life, and cleans up after a predecessor that was killed (its Chrome and
+   profile directory, recorded in that file);
+2. launches (or connects to) Chrome and opens a tab;
+3. listens on ``NAME.sock`` (mode 0600, in the 0700 runtime directory),
+   then writes one JSON line to the ready pipe (``{"ok": true}`` or the
+   error) and closes it;
+4. serves every connection in its own task. Commands that change a tab run
+   one at a time; ``status``, ``close``, reads and waits run at once, so
+   ``close`` answers even while a long ``wait`` runs;
+5. stops on ``close``, SIGTERM/SIGINT, after the idle timeout, or when
+   Chrome goes away: Chrome is closed, the socket removed, the lock released.
+
+The Browser lives in the daemon's task group for the whole life of the
+daemon (anyio on asyncio).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import contextlib
+import json
+import os
+import signal
+import sys
+import time
+import traceback
+from typing import Any
+
+import anyio
+import anyio.abc
+from anyio.streams.buffered import BufferedByteReceiveStream
+
+import kobrowser
+
+from ._commands import SERIALIZED, Context, describe_error, run_command
+from ._protocol import (
+    DEFAULT_IDLE_TIMEOUT,
+    MAX_LINE,
+    PROTOCOL_VERSION,
+    SessionPaths,
+    decode,
+    encode,
+    session_paths,
+)
+from ._state import LockBusy, chrome_profile_dir, lock_file, reap_previous
+
+__all__ = ["Daemon", "main"]
+
+#: Seconds a command may run past its own timeout before the daemon gives up on it.
+GRACE = 5.0
+#: Request ids remembered to refuse a repeated request.
+SEEN_IDS = 4096
+
+
+def log(message: str) -> None:
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+    print(f"{stamp} [{os.getpid()}] {message}", file=sys.stderr, flush=True)
+
+
+class Daemon:
+    def __init__(
+        self,
+        paths: SessionPaths,
+        *,
+        headed: bool = False,
+        executable_path: str | None = None,
+        cdp: str | None = None,
+        timeout: float | None = None,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        ready_fd: int | None = None,
+        pid_fd: int | None = None,
+    ) -> None:
+        self.paths = paths
+        self.headed = headed
+        self.executable_path = executable_path
+        self.cdp = cdp
+        self.timeout = timeout
+        self.idle_timeout = idle_timeout
+        self.ready_fd = ready_fd
+        self.pid_fd = pid_fd
+        self.browser: kobrowser.Browser | None = None
+        self.started = time.time()
+        self.last_activity = 0.0
+        self.inflight: set[anyio.CancelScope] = set()
+        self.seen: collections.OrderedDict[str, None] = collections.OrderedDict()
+        self.tab_lock = anyio.Lock()
+        self.stopping = False
+        self.stopped = anyio.Event()  # Chrome closed, socket removed
+        self.exit_event = anyio.Event()  # the daemon may exit now
+        self.task_group: anyio.abc.TaskGroup | None = None
+        self.socket_inode: int | None = None
+        self.stop_reason = ""
+
+    # -- life --------------------------------------------------------------
+
+    def config(self) -> dict[str, Any]:
+        return {"headed": self.headed, "executable_path": self.executable_path, "cdp": self.cdp}
+
+    async def run(self) -> int:
+        try:
+            if self.cdp:
+                browser = kobrowser.connect(self.cdp, timeout=self.timeout or 30.0)
+            else:
+                browser = kobrowser.launch(
+                    headless=not self.headed,
+                    executable_path=self.executable_path,
+                    timeout=self.timeout or 30.0,
+                )
+            async with browser:
+                self.browser = browser
+                await self.first_tab(browser)
+                self.write_state(browser)
+                listener = await anyio.create_unix_listener(self.paths.socket, mode=0o600)
+                async with listener, anyio.create_task_group() as tg:
+                    self.task_group = tg
+                    self.socket_inode = os.stat(self.paths.socket).st_ino
+                    self.last_activity = anyio.current_time()
+                    tg.start_soon(listener.serve, self.serve_connection, tg)
+                    tg.start_soon(self.watch_idle)
+                    tg.start_soon(self.watch_signals)
+                    self.signal_ready({"ok": True, "pid": os.getpid()})
+                    log(f"serving session {self.paths.name!r} (Chrome pid {browser.pid})")
+                    await self.exit_event.wait()
+                    tg.cancel_scope.cancel()
+                self.remove_socket()
+        except Exception as exc:
+            error = describe_error(exc)
+            log(f"failed: {error['message']}\n{traceback.format_exc()}")
+            self.signal_ready({"ok": False, "error": error})
+            return 1
+        finally:
+            self.remove_socket()
+            self.clear_state()
+        log(f"stopped ({self.stop_reason or 'done'})")
+        return 0
+
+    async def first_tab(self, browser: kobrowser.Browser) -> None:
+        """Use the tab Chrome starts with (launched), or open one (--cdp)."""
+        wait_for_tab = getattr(browser, "wait_for_tab", None)
+        if not self.cdp and not browser.tabs and callable(wait_for_tab):
+            with contextlib.suppress(kobrowser.KoBrowserError, TimeoutError):
+                await wait_for_tab(timeout=5)
+        if self.cdp or not browser.tabs:
+            await browser.new_tab()
+        tab = browser.tabs[-1]
+        switch_to = getattr(browser, "switch_to", None)
+        if callable(switch_to):
+            await switch_to(tab)
+
+    def signal_ready(self, message: dict[str, Any]) -> None:
+        if self.ready_fd is None:
+            return
+        fd, self.ready_fd = self.ready_fd, None
+        with contextlib.suppress(OSError):
+            os.write(fd, json.dumps(message).encode() + b"\n")
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+    def remove_socket(self) -> None:
+        """Unlink the socket, but only while it is still this daemon's."""
+        if self.socket_inode is None:
+            return
+        with contextlib.suppress(OSError):
+            if os.stat(self.paths.socket).st_ino == self.socket_inode:
+                os.unlink(self.paths.socket)
+        self.socket_inode = None
+
+    def write_state(self, browser: kobrowser.Browser) -> None:
+        if self.pid_fd is None:
+            return
+        state: dict[str, Any] = {"pid": os.getpid(), "started": self.started, **self.config()}
+        chrome = browser.pid
+        if chrome is not None:
+            state["chrome_pid"] = chrome
+            state["profile_dir"] = chrome_profile_dir(chrome)
+        data = json.dumps(state).encode()
+        os.ftruncate(self.pid_fd, 0)
+        os.pwrite(self.pid_fd, data, 0)
+
+    def clear_state(self) -> None:
+        if self.pid_fd is not None:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self.pid_fd, 0)
+
+    async def stop(self, reason: str) -> None:
+        """Refuse new commands, cancel running ones, close Chrome, drop the socket."""
+        if self.stopping:
+            await self.stopped.wait()
+            return
+        self.stopping = True
+        self.stop_reason = reason
+        log(f"stopping: {reason}")
+        for scope in list(self.inflight):
+            scope.cancel()
+        with anyio.CancelScope(shield=True):
+            if self.browser is not None:
+                with anyio.move_on_after(15):
+                    await self.browser.aclose()
+            self.remove_socket()
+        self.stopped.set()
+
+    async def stop_and_exit(self, reason: str) -> None:
+        await self.stop(reason)
+        self.exit_event.set()
+
+    async def watch_idle(self) -> None:
+        while True:
+            idle_for = anyio.current_time() - self.last_activity
+            if not self.inflight and idle_for >= self.idle_timeout:
+                await self.stop_and_exit(f"idle for {self.idle_timeout:g} s")
+                return
+            await anyio.sleep(max(0.05, min(self.idle_timeout - idle_for, 60.0)))
+
+    async def watch_signals(self) -> None:
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
+            async for signum in signals:
+                await self.stop_and_exit(f"signal {signal.Signals(signum).name}")
+                return
+
+    # -- connections -------------------------------------------------------
+
+    async def serve_connection(self, stream: anyio.abc.SocketStream) -> None:
+        async with stream:
+            reader = BufferedByteReceiveStream(stream)
+            while True:
+                try:
+                    line = await reader.receive_until(b"\n", MAX_LINE)
+                except anyio.DelimiterNotFound:
+                    await self.send(
+                        stream, self.error_reply(None, "ProtocolError", "line too long")
+                    )
+                    return
+                except (
+                    anyio.EndOfStream,
+                    anyio.IncompleteRead,
+                    anyio.ClosedResourceError,
+                    anyio.BrokenResourceError,
+                ):
+                    return
+                try:
+                    reply, after = await self.handle_line(line)
+                except Exception:  # never let one request take the daemon down
+                    log(f"internal error:\n{traceback.format_exc()}")
+                    reply, after = (
+                        self.error_reply(None, "InternalError", "internal error in the daemon"),
+                        None,
+                    )
+                    reply["error"]["hint"] = f"see {self.paths.log}"
+                if not await self.send(stream, reply):
+                    return
+                if after is not None:
+                    self.exit_event.set()
+                    return
+
+    async def send(self, stream: anyio.abc.SocketStream, message: dict[str, Any]) -> bool:
+        try:
+            await stream.send(encode(message))
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            return False
+        return True
+
+    @staticmethod
+    def error_reply(
+        request_id: Any, kind: str, message: str, hint: str = "", exit: int = 1
+    ) -> dict[str, Any]:
+        error: dict[str, Any] = {"type": kind, "message": message, "exit": exit}
+        if hint:
+            error["hint"] = hint
+        return {"v": PROTOCOL_VERSION, "id": request_id, "ok": False, "error": error}
+
+    async def handle_line(self, line: bytes) -> tuple[dict[str, Any], str | None]:
+        """One request -> (reply, "stop" when the daemon should stop after replying)."""
+        try:
+            request = decode(line)
+        except ValueError as exc:
+            return self.error_reply(
+                None,
+                "ProtocolError",
+                f"bad request: {exc}; this daemon speaks protocol version {PROTOCOL_VERSION}",
+                "run `ko-browser close` and retry with the same kobrowser version",
+                exit=2,
+            ), None
+        request_id = request.get("id")
+        cmd = request.get("cmd")
+        if not isinstance(request_id, str) or not request_id or not isinstance(cmd, str):
+            return self.error_reply(request_id, "ProtocolError", "a request needs id and cmd"), None
+        if request_id in self.seen:
+            return self.error_reply(
+                request_id,
+                "DuplicateRequest",
+                f"request {request_id} was already received; it is not run twice",
+            ), None
+        self.seen[request_id] = None
+        while len(self.seen) > SEEN_IDS:
+            self.seen.popitem(last=False)
+
+        args = request.get("args") or {}
+        opts = request.get("opts") or {}
+        if cmd == "status":
+            return self.reply(request_id, await self.status(), ""), None
+        if cmd == "close":
+            await self.stop("close command")
+            return self.reply(request_id, {"closed": True}, "closed"), "stop"
+        if self.stopping:
+            return self.error_reply(
+                request_id,
+                "SessionClosed",
+                "the session is closing",
+                "run the command again to start a new session",
+            ), None
+        mismatch = self.config_mismatch(opts)
+        if mismatch:
+            return self.error_reply(
+                request_id,
+                "SessionMismatch",
+                mismatch,
+                f"run `ko-browser --session {self.paths.name} close` first to start it anew",
+            ), None
+        return await self.execute(request_id, cmd, args, opts), None
+
+    def config_mismatch(self, opts: dict[str, Any]) -> str:
+        wanted = opts.get("start") or {}
+        mine = self.config()
+        for key in ("headed", "executable_path", "cdp"):
+            if key in wanted and wanted[key] != mine[key]:
+                option = "--" + key.replace("_", "-")
+                return (
+                    f"session {self.paths.name!r} is already running with {option}="
+                    f"{mine[key]!r}, not {wanted[key]!r}"
+                )
+        return ""
+
+    def reply(self, request_id: str, result: dict[str, Any], text: str) -> dict[str, Any]:
+        return {"v": PROTOCOL_VERSION, "id": request_id, "ok": True, "result": result, "text": text}
+
+    async def execute(
+        self, request_id: str, cmd: str, args: dict[str, Any], opts: dict[str, Any]
+    ) -> dict[str, Any]:
+        assert self.browser is not None
+        timeout = opts.get("timeout")
+        timeout = float(timeout) if isinstance(timeout, int | float) and timeout > 0 else None
+        budget = (timeout or self.browser.timeout) + GRACE
+        if cmd == "wait" and isinstance(args.get("ms"), int):
+            budget += args["ms"] / 1000
+        ctx = Context(self.browser, timeout)
+        self.last_activity = anyio.current_time()
+        scope = anyio.CancelScope()
+        self.inflight.add(scope)
+        try:
+            with scope:
+                with anyio.fail_after(budget):
+                    if cmd in SERIALIZED:
+                        async with self.tab_lock:
+                            result, text = await run_command(ctx, cmd, args)
+                    else:
+                        result, text = await run_command(ctx, cmd, args)
+                return self.reply(request_id, result, text)
+            return self.error_reply(
+                request_id,
+                "SessionClosed",
+                "the session was closed while this command ran",
+                "run the command again to start a new session",
+            )
+        except TimeoutError as exc:
+            if isinstance(exc, kobrowser.KoBrowserError):
+                reply = describe_error(exc)
+            else:
+                reply = describe_error(TimeoutError(f"{cmd}: no result within {budget:g} s"))
+            return {"v": PROTOCOL_VERSION, "id": request_id, "ok": False, "error": reply}
+        except Exception as exc:
+            error = describe_error(exc)
+            if not isinstance(exc, kobrowser.KoBrowserError) and error["exit"] != 2:
+                known = type(exc).__module__.startswith("kobrowser.cli")
+                if not known:
+                    log(f"internal error in {cmd}:\n{traceback.format_exc()}")
+                    error["hint"] = f"internal error; see {self.paths.log}"
+            if isinstance(exc, kobrowser.ConnectionClosedError) or self.browser_gone():
+                self.spawn_stop("Chrome went away")
+            return {"v": PROTOCOL_VERSION, "id": request_id, "ok": False, "error": error}
+        finally:
+            self.inflight.discard(scope)
+            self.last_activity = anyio.current_time()
+
+    def browser_gone(self) -> bool:
+        try:
+            return self.browser is None or self.browser.connection.closed
+        except kobrowser.KoBrowserError:
+            return True
+
+    def spawn_stop(self, reason: str) -> None:
+        # Stopping runs beside the reply, so this command's answer goes out first.
+        if self.task_group is not None and not self.stopping:
+            self.task_group.start_soon(self.stop_and_exit, reason)
+
+    async def status(self) -> dict[str, Any]:
+        browser = self.browser
+        info: dict[str, Any] = {
+            "session": self.paths.name,
+            "pid": os.getpid(),
+            "chrome_pid": browser.pid if browser else None,
+            "started": self.started,
+            "idle_timeout": self.idle_timeout,
+            "running": len(self.inflight),
+            "stopping": self.stopping,
+            **self.config(),
+        }
+        if browser is not None and not self.stopping:
+            tabs = browser.tabs
+            info["tabs"] = len(tabs)
+            if tabs:
+                tab = browser.current_tab
+                with contextlib.suppress(Exception), anyio.fail_after(2):
+                    info["url"] = await _quick_url(tab)
+        return info
+
+
+async def _quick_url(tab: Any) -> str:
+    url = getattr(tab, "url", None)
+    if isinstance(url, str):
+        return url
+    return str(await tab.evaluate("location.href", timeout=2))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m kobrowser.cli._daemon")
+    parser.add_argument("--session", required=True)
+    parser.add_argument("--ready-fd", type=int, default=None)
+    parser.add_argument("--headed", action="store_true")
+    parser.add_argument("--executable-path", default=None)
+    parser.add_argument("--cdp", default=None)
+    parser.add_argument("--timeout", type=float, default=None)
+    parser.add_argument("--idle-timeout", type=float, default=None)
+    ns = parser.parse_args(argv)
+
+    os.umask(0o077)
+    idle = ns.idle_timeout
+    if idle is None:
+        try:
+            idle = float(os.environ.get("KOBROWSER_IDLE_TIMEOUT") or DEFAULT_IDLE_TIMEOUT)
+        except ValueError:
+            idle = DEFAULT_IDLE_TIMEOUT
+    paths = session_paths(ns.session)
+    ready_fd = ns.ready_fd
+    try:
+        # A daemon that is stopping (after `close`) may hold it for a moment.
+        pid_fd = lock_file(paths.pid, wait=20.0)
+    except LockBusy:
+        text = f"another daemon of session {paths.name!r} is running (holds {paths.pid})"
+        message = {"ok": False, "error": {"type": "SessionBusy", "message": text, "exit": 1}}
+        if ready_fd is not None:
+            os.write(ready_fd, json.dumps(message).encode() + b"\n")
+        log(text)
+        return 1
+    try:
+        previous = os.pread(pid_fd, 1 << 16, 0).decode(errors="replace")
+        if previous.strip():
+            done = reap_previous(previous)
+            if done:
+                log(done)
+        daemon = Daemon(
+            paths,
+            headed=ns.headed,
+            executable_path=ns.executable_path,
+            cdp=ns.cdp,
+            timeout=ns.timeout,
+            idle_timeout=idle,
+            ready_fd=ready_fd,
+            pid_fd=pid_fd,
+        )
+        return anyio.run(daemon.run, backend="asyncio")
+    finally:
+        os.close(pid_fd)  # releases the lock
+
+
+if __name__ == "__main__":
+    sys.exit(main())

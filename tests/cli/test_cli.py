@@ -1,0 +1,331 @@
+"""`ko-browser` end to end: real command processes, a real daemon and Chromium.
+
+Tests that need a Tab method still being built are skipped until it lands.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from _server import PageServer
+
+import kobrowser
+
+from .conftest import Ko, Runtime, wait_gone
+
+
+def needs(*names: str) -> pytest.MarkDecorator:
+    missing = [n for n in names if not hasattr(kobrowser.Tab, n)]
+    return pytest.mark.skipif(
+        bool(missing), reason=f"Tab lacks {', '.join(missing)} (not built yet)"
+    )
+
+
+FORM = """<!doctype html><title>Form</title>
+<label>Name <input id="name"></label>
+<button onclick="document.getElementById('out').textContent =
+  'Hello ' + document.getElementById('name').value">Greet</button>
+<p id="out">nobody yet</p>
+"""
+
+FRAME = """<!doctype html><title>inner</title>
+<button onclick="this.textContent = 'Pressed in frame'">Frame button</button>
+"""
+
+
+def find_id(snapshot: str, pattern: str) -> int:
+    """The id of the first snapshot line matching ``pattern`` (after the id)."""
+    for line in snapshot.splitlines():
+        match = re.match(r"\s*(\d+): (.*)", line)
+        if match and re.search(pattern, match.group(2)):
+            return int(match.group(1))
+    raise AssertionError(f"no line matching {pattern!r} in:\n{snapshot}")
+
+
+def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+# -- the basic flow -------------------------------------------------------------
+
+
+def test_open_snapshot_get_title_and_url(ko: Ko, server: PageServer) -> None:
+    url = server.set_page("/form.html", FORM)
+    out = ko.ok("open", url)
+    assert url in out
+    snap = ko.ok("snapshot", "-i")
+    assert snap.startswith('Page: "Form"')
+    assert re.search(r'^\d+: textbox "Name"$', snap, re.M)
+    assert re.search(r'^\d+: button "Greet"$', snap, re.M)
+    assert ko.ok("get", "title") == "Form\n"
+    assert ko.ok("get", "url") == url + "\n"
+    assert ko.ok("eval", "1 + 2") == "3\n"
+
+
+@needs("fill", "click", "value", "text")
+def test_open_snapshot_fill_click_get(ko: Ko, server: PageServer) -> None:
+    ko.ok("open", server.set_page("/form.html", FORM))
+    snap = ko.ok("snapshot", "-i")
+    ko.ok("fill", str(find_id(snap, 'textbox "Name"')), "Ana María")
+    ko.ok("click", str(find_id(snap, 'button "Greet"')))
+    assert ko.ok("get", "value", str(find_id(snap, 'textbox "Name"'))) == "Ana María\n"
+    full = ko.ok("snapshot")
+    assert ko.ok("get", "text", str(find_id(full, "Hello"))).strip() == "Hello Ana María"
+
+
+@needs("click")
+def test_element_in_cross_origin_iframe_acted_on_by_id(ko: Ko, server: PageServer) -> None:
+    server.set_page("/inner.html", FRAME)
+    outer = f'<!doctype html><title>Outer</title><iframe src="{server.cross_url("/inner.html")}">'
+    ko.ok("open", server.set_page("/outer.html", outer + "</iframe>"))
+    ko.ok("wait", "--fn", "document.querySelector('iframe').contentWindow !== null")
+    snap = ""
+    deadline = time.monotonic() + 30
+    while "Frame button" not in snap and time.monotonic() < deadline:
+        snap = ko.ok("snapshot")  # the frame may still be loading
+    button = find_id(snap, 'button "Frame button"')
+    ko.ok("click", str(button))
+    assert re.search(r'\d+: button "Pressed in frame"', ko.ok("snapshot"))
+
+
+@needs("click")
+def test_stale_id_after_navigation_fails_with_a_hint(ko: Ko, server: PageServer) -> None:
+    ko.ok("open", server.set_page("/form.html", FORM))
+    button = find_id(ko.ok("snapshot", "-i"), 'button "Greet"')
+    ko.ok("open", server.set_page("/other.html", "<title>Other</title><button>Other</button>"))
+    result = ko("click", str(button))
+    assert result.returncode == 1
+    line = one_line_error(result)
+    assert "stale" in line.lower()
+    assert "run `ko-browser snapshot`" in line
+    assert result.stdout == ""
+
+
+@needs("click")
+def test_unknown_id_names_the_snapshot_command(ko: Ko, server: PageServer) -> None:
+    ko.ok("open", server.set_page("/form.html", FORM))
+    ko.ok("snapshot", "-i")
+    result = ko("click", "999")
+    assert result.returncode == 1
+    assert "ko-browser snapshot" in one_line_error(result)
+
+
+# -- output -----------------------------------------------------------------------
+
+
+def test_json_output_parses(ko: Ko, server: PageServer) -> None:
+    url = server.set_page("/form.html", FORM)
+    opened = ko.json("open", url)
+    assert opened["ok"] is True and opened["result"]["url"] == url
+    snap = ko.json("snapshot", "-i")["result"]
+    assert snap["title"] == "Form" and snap["url"] == url
+    assert snap["text"].startswith('Page: "Form"')
+    assert {n["role"] for n in snap["nodes"]} >= {"textbox", "button"}
+    assert ko.json("get", "title") == {
+        "ok": True,
+        "command": "get title",
+        "result": {"title": "Form"},
+    }
+    tabs = ko.json("tab", "list")["result"]["tabs"]
+    assert [t["current"] for t in tabs].count(True) == 1
+    assert ko.json("eval", "({a: [1, 'x']})")["result"] == {"value": {"a": [1, "x"]}}
+
+    failed = ko("--json", "eval", "throw new Error('boom')")
+    assert failed.returncode == 1
+    body = json.loads(failed.stdout)
+    assert body["ok"] is False and "boom" in body["error"]["message"]
+    assert "boom" in one_line_error(failed)
+
+
+def test_bad_usage_exits_2_without_starting_a_daemon(ko: Ko, runtime: Runtime) -> None:
+    for argv in (
+        ["click", "abc"],
+        ["frobnicate"],
+        ["get"],
+        ["wait"],
+        ["--timeout", "x", "get", "url"],
+    ):
+        result = ko(*argv)
+        assert result.returncode == 2, argv
+        assert "error:" in result.stderr
+    assert ko("click", "--help").returncode == 0
+    assert list(runtime.directory.glob("*.sock")) == []
+
+
+# -- the daemon -------------------------------------------------------------------
+
+
+def test_socket_and_directory_permissions(ko: Ko, runtime: Runtime) -> None:
+    runtime.directory.chmod(0o755)  # loosened by someone: the client tightens it
+    ko.ok("get", "url")
+    assert stat.S_IMODE(runtime.directory.stat().st_mode) == 0o700
+    sock = runtime.path("default", "sock")
+    assert stat.S_ISSOCK(sock.stat().st_mode)
+    assert stat.S_IMODE(sock.stat().st_mode) == 0o600
+    for suffix in ("lock", "pid", "log"):
+        assert stat.S_IMODE(runtime.path("default", suffix).stat().st_mode) == 0o600, suffix
+
+
+def test_runtime_dir_is_created_private(ko: Ko, runtime: Runtime) -> None:
+    nested = runtime.directory / "fresh"
+    result = ko("session", "list", env={"KOBROWSER_RUNTIME_DIR": str(nested)})
+    assert result.returncode == 0 and result.stdout == "no sessions\n"
+    assert stat.S_IMODE(nested.stat().st_mode) == 0o700
+
+
+def test_close_stops_daemon_and_chrome(ko: Ko, runtime: Runtime) -> None:
+    ko.ok("get", "url")
+    status = ko.status("default")
+    assert ko.ok("close") == "closed\n"
+    assert wait_gone(status["pid"]) and wait_gone(status["chrome_pid"])
+    assert not runtime.path("default", "sock").exists()
+    assert ko.json("session", "list")["result"]["sessions"] == []
+    assert ko.ok("close") == "no session 'default' running\n"
+
+
+def test_two_sessions_at_once(ko: Ko, server: PageServer) -> None:
+    urls = {
+        name: server.set_page(f"/{name}.html", f"<title>Page {name}</title>") for name in ("a", "b")
+    }
+    procs = {name: ko.popen("open", url, session=name) for name, url in urls.items()}
+    for name, proc in procs.items():
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, (name, out, err)
+    assert ko.ok("get", "title", session="a") == "Page a\n"
+    assert ko.ok("get", "title", session="b") == "Page b\n"
+    sessions = {s["session"]: s for s in ko.json("session", "list")["result"]["sessions"]}
+    assert set(sessions) == {"a", "b"}
+    assert sessions["a"]["pid"] != sessions["b"]["pid"]
+    assert sessions["a"]["chrome_pid"] != sessions["b"]["chrome_pid"]
+    ko.ok("close", session="a")
+    assert ko.ok("get", "title", session="b") == "Page b\n"  # b does not notice
+
+
+def test_concurrent_first_commands_start_one_daemon(ko: Ko, runtime: Runtime) -> None:
+    procs = [ko.popen("get", "url", session="race") for _ in range(3)]
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        assert out == "about:blank\n"
+    daemons = [
+        pid
+        for pid in runtime.processes()
+        if b"kobrowser.cli._daemon" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    ]
+    assert len(daemons) == 1
+
+
+def test_daemon_killed_then_next_command_recovers(ko: Ko, server: PageServer) -> None:
+    ko.ok("open", server.set_page("/form.html", FORM))
+    before = ko.status("default")
+    os.kill(before["pid"], signal.SIGKILL)
+    assert wait_gone(before["pid"])
+
+    result = ko("get", "title")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "\n"  # a fresh session: a blank tab
+    assert "stopped unexpectedly" in result.stderr
+    after = ko.status("default")
+    assert after["pid"] != before["pid"]
+    assert wait_gone(before["chrome_pid"]), "the dead daemon's Chrome was left running"
+    ko.ok("open", server.url("/form.html"))
+    assert ko.ok("get", "title") == "Form\n"
+
+
+def test_stale_socket_file_is_replaced(ko: Ko, runtime: Runtime) -> None:
+    path = runtime.path("default", "sock")
+    leftover = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    leftover.bind(str(path))
+    leftover.close()  # the file stays; nobody listens
+    assert ko.ok("get", "url") == "about:blank\n"
+    assert ko.status("default")["state"] == "running"
+
+
+def test_close_and_status_answer_during_a_long_wait(ko: Ko) -> None:
+    ko.ok("get", "url")
+    waiting = ko.popen("wait", "--fn", "window.__never === true", "--timeout", "600")
+    deadline = time.monotonic() + 60
+    while ko.status("default")["running"] == 0:
+        assert waiting.poll() is None, waiting.communicate()
+        assert time.monotonic() < deadline, "the wait never started"
+        time.sleep(0.05)
+    # The wait is running: reads and status still answer (the wait would hold
+    # them for 600 s if they queued behind it; the command timeout is 120 s).
+    assert ko.ok("get", "url") == "about:blank\n"
+    chrome = ko.status("default")["chrome_pid"]
+    assert ko.ok("close") == "closed\n"
+    _, err = waiting.communicate(timeout=60)
+    assert waiting.returncode == 1
+    assert "closed" in err
+    assert wait_gone(chrome)
+
+
+def test_a_request_id_is_executed_at_most_once(ko: Ko, runtime: Runtime) -> None:
+    ko.ok("eval", "window.count = 0")
+    request = {
+        "v": 1,
+        "id": "fixed-id-1",
+        "cmd": "eval",
+        "args": {"script": "++window.count"},
+        "opts": {},
+    }
+    replies = []
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(str(runtime.path("default", "sock")))
+        reader = sock.makefile("rb")
+        for _ in range(2):
+            sock.sendall(json.dumps(request).encode() + b"\n")
+            replies.append(json.loads(reader.readline()))
+    assert replies[0]["ok"] is True and replies[0]["result"] == {"value": 1}
+    assert replies[1]["ok"] is False and replies[1]["error"]["type"] == "DuplicateRequest"
+    assert ko.ok("eval", "window.count") == "1\n"
+
+
+def test_other_protocol_version_is_refused(ko: Ko, runtime: Runtime) -> None:
+    ko.ok("get", "url")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(str(runtime.path("default", "sock")))
+        sock.sendall(b'{"v": 99, "id": "x", "cmd": "close"}\n')
+        reply = json.loads(sock.makefile("rb").readline())
+    assert reply["ok"] is False and "protocol" in reply["error"]["message"]
+    assert ko.status("default")["state"] == "running"  # and it did not close
+
+
+def test_idle_daemon_stops_with_its_chrome(ko: Ko, runtime: Runtime) -> None:
+    ko.ok("--idle-timeout", "1", "get", "url")
+    status = ko.status("default")
+    assert status["idle_timeout"] == 1.0
+    assert wait_gone(status["pid"]) and wait_gone(status["chrome_pid"])
+    assert not runtime.path("default", "sock").exists()
+
+
+def test_client_path_imports_no_library(runtime: Runtime) -> None:
+    """The modules a warm command runs import neither anyio, aiohttp, msgspec nor the library."""
+    package = Path(kobrowser.__file__).parent
+    code = f"""
+import sys, types
+pkg = types.ModuleType("kobrowser"); pkg.__path__ = [{str(package)!r}]
+sys.modules["kobrowser"] = pkg  # skip the library's own __init__
+import kobrowser.cli
+import kobrowser.cli._client
+heavy = sorted(m for m in sys.modules
+    if m.split(".")[0] in ("anyio", "aiohttp", "msgspec", "trio", "asyncio")
+    or (m.startswith("kobrowser.") and not m.startswith("kobrowser.cli")))
+print(",".join(heavy))
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=runtime.env(), check=True
+    )
+    assert result.stdout.strip() == ""
