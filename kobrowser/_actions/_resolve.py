@@ -22,6 +22,7 @@ import msgspec
 
 from .._concurrency import gather
 from .._exceptions import (
+    CDPTimeoutError,
     KoBrowserError,
     NoSnapshotError,
     NotInteractableError,
@@ -93,6 +94,10 @@ class Target(msgspec.Struct):
     # (parent frame's session, backend id of the <iframe> owning the child),
     # from the element's frame up to the top document.
     chain: list[tuple[CDPSession, int]]
+    # False while the node is out of the accessibility tree (hidden): its
+    # role and name could not be compared, so ``locate`` compares them once
+    # it is actionable.
+    verified: bool = True
 
 
 def _label(element: Element) -> str:
@@ -171,11 +176,13 @@ async def resolve(snapshot: Snapshot | None, element_id: int, *, timeout: float)
         raise stale(element, "its frame was closed") from None
 
     _check_document(element, frames)
-    _check_identity(element, ax)
+    verified = _check_identity(element, ax)
     object_id = resolved.object.objectId
     if object_id is None:
         raise stale(element, "it is no longer in the page")
-    return Target(element, session, object_id, _chain(snapshot, element.frame_id))
+    return Target(
+        element, session, object_id, _chain(snapshot, element.frame_id), verified=verified
+    )
 
 
 def _check_document(element: Element, frames: _FrameTree) -> None:
@@ -196,10 +203,18 @@ def _loader_of(root: _FrameTreeNode, frame_id: str) -> str | None:
     return None
 
 
-def _check_identity(element: Element, tree: _PartialTree) -> None:
+def _check_identity(element: Element, tree: _PartialTree) -> bool:
+    """Raise StaleElementError unless the node has the snapshot's role and name.
+
+    Returns False when the node is hidden from the accessibility tree right
+    now (``visibility:hidden``, ``aria-hidden``): Chrome reports no role for
+    it, so the comparison waits until it shows again (see ``locate``).
+    """
     node = next((n for n in tree.nodes if n.backendDOMNodeId == element.backend_node_id), None)
     if node is None:
         raise stale(element, "it is no longer in the accessibility tree")
+    if node.ignored:
+        return False
     raw_role = node.role.value if node.role is not None else ""
     role = role_info(raw_role if isinstance(raw_role, str) else "")[0]
     raw_name = node.name.value if node.name is not None else ""
@@ -212,6 +227,24 @@ def _check_identity(element: Element, tree: _PartialTree) -> None:
             raise stale(element, f"its text is now {name[:40]!r}")
     elif name != element.name:
         raise stale(element, f'its name is now "{name[:60]}"')
+    return True
+
+
+async def _verify_shown(target: Target, timeout: float) -> None:
+    """Compare role and name of a node that was hidden when it was resolved."""
+    element = target.element
+    try:
+        tree = await target.session.send_typed(
+            "Accessibility.getPartialAXTree",
+            {"backendNodeId": element.backend_node_id, "fetchRelatives": False},
+            _PARTIAL,
+            timeout=timeout,
+        )
+    except ProtocolError:
+        raise stale(element, "it is no longer in the page") from None
+    # Still ignored although visible (aria-hidden): the node itself is the
+    # snapshot's (same backend node, same document); nothing more to compare.
+    target.verified = _check_identity(element, tree) or target.verified
 
 
 def _chain(snapshot: Snapshot, frame_id: str) -> list[tuple[CDPSession, int]]:
@@ -309,19 +342,26 @@ async def locate(
                 f"(waited {timeout:g} s)",
                 element.id,
             )
-        # A node without a layout box (display:none) cannot scroll; the probe says why.
-        with contextlib.suppress(ProtocolError):
-            await target.session.send(
-                "DOM.scrollIntoViewIfNeeded", {"objectId": oid}, timeout=remaining
+        try:
+            # A node without a layout box (display:none) cannot scroll; the probe says why.
+            with contextlib.suppress(ProtocolError):
+                await target.session.send(
+                    "DOM.scrollIntoViewIfNeeded", {"objectId": oid}, timeout=max(remaining, 0.5)
+                )
+            probe = await call(
+                target.session,
+                oid,
+                _scripts.PROBE,
+                {"hit": hit, "enabled": enabled, "guard": guard_ms},
+                timeout=max(deadline - anyio.current_time(), 0.5),
+                await_promise=True,
             )
-        probe = await call(
-            target.session,
-            oid,
-            _scripts.PROBE,
-            {"hit": hit, "enabled": enabled, "guard": guard_ms},
-            timeout=max(remaining, 0.1),
-            await_promise=True,
-        )
+        except CDPTimeoutError:
+            # The page answered too slowly for what was left of the deadline:
+            # report why the element was not actionable so far.
+            if anyio.current_time() < deadline:
+                raise
+            continue
         state = probe.get("state")
         if state == "detached":
             raise stale(element, "it was removed from the page")
@@ -362,6 +402,8 @@ async def locate(
                     "height": rect["height"],
                 }
             if points:
+                if not target.verified:
+                    await _verify_shown(target, max(deadline - anyio.current_time(), 0.5))
                 x, y = points[0]
                 return float(x), float(y), probe["rect"]
             reason = f"it is covered by {describe_cover(cover)}"
