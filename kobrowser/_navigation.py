@@ -69,6 +69,7 @@ class NavigationMixin(WaitsMixin, DialogsMixin):
             params["referrer"] = referrer
 
         async def navigate() -> str | None:
+            before = self._page.navigations
             try:
                 result = await self.cdp.send("Page.navigate", params, timeout=deadline)
             except ProtocolError as exc:
@@ -77,6 +78,10 @@ class NavigationMixin(WaitsMixin, DialogsMixin):
             if error and error != _HTTP_ERROR:
                 raise NavigationError(f"cannot open {url!r}: {error}")
             loader: str | None = result.get("loaderId")
+            if loader is None and self._page.url != url:
+                # Same-document: Chrome may answer before it reports the new URL.
+                while self._page.navigations == before:
+                    await self._changed()
             return loader
 
         deadline = self._deadline(timeout)

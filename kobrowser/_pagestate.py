@@ -106,6 +106,7 @@ class _Request(msgspec.Struct):
 class _RequestWillBeSent(msgspec.Struct):
     requestId: str
     loaderId: str = ""
+    frameId: str = ""
     type: str | None = None
     request: _Request = msgspec.field(default_factory=_Request)
 
@@ -174,8 +175,11 @@ class PageState:
         self.changed = anyio.Event()
         self._states: OrderedDict[str, set[str]] = OrderedDict()
         self._responses: OrderedDict[str, Response] = OrderedDict()
-        # (session id, request id) -> the loader id of the document that made it
-        self._inflight: dict[tuple[str | None, str], str] = {}
+        # request id -> (session it started on, loader id of the document that
+        # made it, the frame id when it is a frame's document request). Ids
+        # are unique browser-wide; a frame's document request starts on its
+        # parent's session and may end on the frame's own.
+        self._inflight: dict[str, tuple[str | None, str, str]] = {}
         self._page_session: str | None = None
         self._idle_since = time.monotonic()
         self._sessions: set[str | None] = set()
@@ -235,8 +239,8 @@ class PageState:
         sid = session.id
         self._sessions.add(sid)
         session.add_listener("Network.requestWillBeSent", lambda raw: self._on_request(sid, raw))
-        session.add_listener("Network.loadingFinished", lambda raw: self._on_done(sid, raw))
-        session.add_listener("Network.loadingFailed", lambda raw: self._on_done(sid, raw))
+        session.add_listener("Network.loadingFinished", self._on_done)
+        session.add_listener("Network.loadingFailed", self._on_done)
         session.add_listener("Network.responseReceived", self._on_response)
         session.add_listener("Target.attachedToTarget", lambda raw: self._on_attached(session, raw))
         session.add_listener("Target.detachedFromTarget", self._on_detached)
@@ -261,8 +265,8 @@ class PageState:
         # requests (e.g. its favicon) once a new one replaced it.
         stale = [
             key
-            for key, loader in self._inflight.items()
-            if key[0] == self._page_session and loader != frame.loaderId
+            for key, (sid, loader, _) in self._inflight.items()
+            if sid == self._page_session and loader != frame.loaderId
         ]
         for key in stale:
             del self._inflight[key]
@@ -325,17 +329,17 @@ class PageState:
 
     def _on_request(self, sid: str | None, raw: msgspec.Raw) -> None:
         request = _REQUEST.decode(raw)
-        key = (sid, request.requestId)
+        key = request.requestId
         if key in self._inflight:
             return  # a redirect of a request already counted
         if request.type == "Other" and request.request.url.endswith("/favicon.ico"):
             return  # the browser's own favicon fetch: not the page's traffic
-        self._inflight[key] = request.loaderId
+        document = request.frameId if request.type == "Document" else ""
+        self._inflight[key] = (sid, request.loaderId, document)
         self._notify()
 
-    def _on_done(self, sid: str | None, raw: msgspec.Raw) -> None:
-        key = (sid, _DONE.decode(raw).requestId)
-        if self._inflight.pop(key, None) is None:
+    def _on_done(self, raw: msgspec.Raw) -> None:
+        if self._inflight.pop(_DONE.decode(raw).requestId, None) is None:
             return
         if not self._inflight:
             self._idle_since = time.monotonic()
@@ -361,11 +365,19 @@ class PageState:
             return
         self._watch_network(session)
         self._on_frame(session)
+        # The frame's document request started on the parent; its end is
+        # reported on the new session, maybe before Network is enabled there.
+        frame_id = attached.targetInfo.targetId
+        done = [key for key, entry in self._inflight.items() if entry[2] == frame_id]
+        for key in done:
+            del self._inflight[key]
+        if done and not self._inflight:
+            self._idle_since = time.monotonic()
 
     def _on_detached(self, raw: msgspec.Raw) -> None:
         sid = _DETACHED.decode(raw).sessionId
         self._sessions.discard(sid)
-        gone = [key for key in self._inflight if key[0] == sid]
+        gone = [key for key, (owner, _, _) in self._inflight.items() if owner == sid]
         if gone:
             for key in gone:
                 del self._inflight[key]
