@@ -37,7 +37,7 @@ async def ctx(
 
 def inside(event: dict[str, Any]) -> bool:
     r = event["rect"]
-    return r["left"] <= event["x"] <= r["right"] and r["top"] <= event["y"] <= r["bottom"]
+    return bool(r["left"] <= event["x"] <= r["right"] and r["top"] <= event["y"] <= r["bottom"])
 
 
 async def assert_clicked(element: Element, dom_id: str, *, count: int = 1) -> list[dict[str, Any]]:
