@@ -18,7 +18,6 @@ import socket
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from ._parser import parse
 from ._protocol import (
@@ -29,6 +28,10 @@ from ._protocol import (
     runtime_dir,
     session_paths,
 )
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["ClientError", "main"]
 

@@ -7,11 +7,17 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
 
 from ._protocol import DEFAULT_SESSION, valid_session_name
 
-__all__ = ["GLOBAL_OPTIONS", "build_parser", "parse"]
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    Define = Callable[[argparse.ArgumentParser], None]
+
+__all__ = ["COMMANDS", "GLOBAL_OPTIONS", "build_parser", "command_word", "parse"]
 
 #: Destinations of the global options (everything else is a command argument).
 GLOBAL_OPTIONS = (
@@ -139,42 +145,41 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
-def build_parser(prog: str = "ko-browser") -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog=prog,
-        description="Drive Chrome from the shell through its accessibility tree.",
-        epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    _add_globals(parser, top=True)
-    commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
-    commands.required = True
+def _sub(
+    parent: Any, name: str, help: str, cmd: str, define: Define | None = None
+) -> argparse.ArgumentParser:
+    sub: argparse.ArgumentParser = parent.add_parser(name, help=help, description=help)
+    _add_globals(sub, top=False)
+    sub.set_defaults(_cmd=cmd)
+    if define is not None:
+        define(sub)
+    return sub
 
-    def command(
-        name: str, help: str, cmd: str | None = None, parent: Any = commands
-    ) -> argparse.ArgumentParser:
-        sub: argparse.ArgumentParser = parent.add_parser(name, help=help, description=help)
-        _add_globals(sub, top=False)
-        sub.set_defaults(_cmd=cmd or name)
-        return sub
 
-    def with_id(name: str, help: str, cmd: str | None = None, parent: Any = commands) -> Any:
-        sub = command(name, help, cmd, parent)
-        sub.add_argument("id", type=element_id, metavar="ID", help="element id from the snapshot")
-        return sub
+def _id(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("id", type=element_id, metavar="ID", help="element id from the snapshot")
 
-    # navigation
-    sub = command("open", "open a URL in the current tab (a new tab if there is none)")
+
+def _group(children: list[tuple[str, str, Define | None]], title: str, prefix: str) -> Define:
+    """A command with its own subcommands (get text, tab list, ...)."""
+
+    def define(sub: argparse.ArgumentParser) -> None:
+        nested = sub.add_subparsers(title=title, metavar=title.upper(), parser_class=_Parser)
+        nested.required = True
+        for name, help, child in children:
+            _sub(nested, name, help, f"{prefix}.{name}", child)
+
+    return define
+
+
+def _open(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("url", metavar="URL", help="address; 'example.com' means https://example.com")
     sub.add_argument(
         "--wait-until", choices=LOAD_STATES, default=None, help="load state to wait for"
     )
-    command("back", "go back in history")
-    command("forward", "go forward in history")
-    command("reload", "reload the page")
 
-    # snapshot
-    sub = command("snapshot", "print the numbered accessibility snapshot of the current tab")
+
+def _snapshot(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("-i", "--interactive", action="store_true", help="interactive elements only")
     sub.add_argument("-c", "--compact", action="store_true", help="drop unnamed structure")
     sub.add_argument(
@@ -184,60 +189,55 @@ def build_parser(prog: str = "ko-browser") -> argparse.ArgumentParser:
         "-s", "--selector", default=None, metavar="CSS", help="only the subtrees matching CSS"
     )
 
-    # actions
-    sub = with_id("click", "click an element")
+
+def _click(sub: argparse.ArgumentParser) -> None:
+    _id(sub)
     sub.add_argument("--right", action="store_true", help="right button")
     sub.add_argument("--double", action="store_true", help="double click")
-    with_id("dblclick", "double-click an element")
-    with_id("hover", "move the mouse over an element")
-    with_id("focus", "focus an element")
-    sub = with_id("fill", "replace the value of a text field")
+
+
+def _id_text(sub: argparse.ArgumentParser) -> None:
+    _id(sub)
     sub.add_argument("text", metavar="TEXT")
-    sub = with_id("type", "type text into an element, one key at a time")
-    sub.add_argument("text", metavar="TEXT")
+
+
+def _type(sub: argparse.ArgumentParser) -> None:
+    _id_text(sub)
     sub.add_argument(
         "--delay", type=_non_negative_int, default=None, metavar="MS", help="pause between keys"
     )
-    sub = command("press", "press a key or chord (Enter, Tab, Control+a, ...)")
+
+
+def _press(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("key", metavar="KEY")
-    sub = with_id("select", "choose options of a select/listbox by label or value")
+
+
+def _select(sub: argparse.ArgumentParser) -> None:
+    _id(sub)
     sub.add_argument("values", nargs="+", metavar="VALUE")
-    with_id("check", "check a checkbox, radio or switch")
-    with_id("uncheck", "uncheck a checkbox or switch")
-    sub = with_id("upload", "set the files of a file input")
+
+
+def _upload(sub: argparse.ArgumentParser) -> None:
+    _id(sub)
     sub.add_argument("files", nargs="+", metavar="FILE")
-    sub = command("drag", "drag one element onto another")
+
+
+def _drag(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("source", type=element_id, metavar="SOURCE_ID")
     sub.add_argument("target", type=element_id, metavar="TARGET_ID")
-    sub = command("scroll", "scroll the page")
+
+
+def _scroll(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("direction", choices=("up", "down", "left", "right"))
     sub.add_argument("amount", type=_non_negative_int, nargs="?", default=None, metavar="PIXELS")
-    with_id("scrollintoview", "scroll an element into view")
 
-    # get / is
-    get = command("get", "read something from the page or an element")
-    get_cmds = get.add_subparsers(title="what", metavar="WHAT", parser_class=_Parser)
-    get_cmds.required = True
-    with_id("text", "text of an element", "get.text", get_cmds)
-    with_id("html", "outer HTML of an element", "get.html", get_cmds)
-    with_id("value", "value of a form field", "get.value", get_cmds)
-    sub = with_id("attr", "an attribute of an element", "get.attr", get_cmds)
+
+def _attr(sub: argparse.ArgumentParser) -> None:
+    _id(sub)
     sub.add_argument("name", metavar="NAME")
-    with_id("box", "bounding box of an element (x y width height)", "get.box", get_cmds)
-    command("title", "title of the page", "get.title", get_cmds)
-    command("url", "URL of the page", "get.url", get_cmds)
 
-    is_ = command("is", "check the state of an element (prints true or false)")
-    is_cmds = is_.add_subparsers(title="state", metavar="STATE", parser_class=_Parser)
-    is_cmds.required = True
-    with_id("visible", "is the element visible", "is.visible", is_cmds)
-    with_id("enabled", "is the element enabled", "is.enabled", is_cmds)
-    with_id("checked", "is the element checked", "is.checked", is_cmds)
 
-    # waits
-    sub = command(
-        "wait", "wait for a time (ms), a load state, text, a selector, a URL or a JS condition"
-    )
+def _wait(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("ms", type=_non_negative_int, nargs="?", default=None, metavar="MS")
     sub.add_argument("--load", choices=LOAD_STATES, default=None, metavar="STATE")
     sub.add_argument("--text", default=None, help="text to appear on the page")
@@ -246,27 +246,132 @@ def build_parser(prog: str = "ko-browser") -> argparse.ArgumentParser:
     sub.add_argument("--url", default=None, metavar="PATTERN", help="URL glob, e.g. **/done*")
     sub.add_argument("--fn", default=None, metavar="JS", help="JS expression to become truthy")
 
-    # tabs
-    tab = command("tab", "list, open, switch and close tabs")
-    tab_cmds = tab.add_subparsers(title="action", metavar="ACTION", parser_class=_Parser)
-    tab_cmds.required = True
-    command("list", "list tabs (the current one is marked *)", "tab.list", tab_cmds)
-    sub = command("new", "open a new tab and make it current", "tab.new", tab_cmds)
+
+def _tab_new(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("url", nargs="?", default=None, metavar="URL")
-    sub = command("switch", "make tab N current", "tab.switch", tab_cmds)
+
+
+def _tab_switch(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("index", type=element_id, metavar="N", help="number from `tab list`")
-    sub = command("close", "close tab N (default: the current tab)", "tab.close", tab_cmds)
+
+
+def _tab_close(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("index", type=element_id, nargs="?", default=None, metavar="N")
 
-    sub = command("eval", "evaluate JavaScript in the page and print the result")
+
+def _eval(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("script", metavar="JS")
 
-    command("close", "close the session: its Chrome and daemon")
 
-    session = command("session", "sessions of this user")
-    session_cmds = session.add_subparsers(title="action", metavar="ACTION", parser_class=_Parser)
-    session_cmds.required = True
-    command("list", "list running sessions", "session.list", session_cmds)
+#: name -> (help, how to define its arguments); the parser is built lazily
+#: from this table (only the command on the command line, when it is known).
+COMMANDS: dict[str, tuple[str, Define | None]] = {
+    "open": ("open a URL in the current tab (a new tab if there is none)", _open),
+    "back": ("go back in history", None),
+    "forward": ("go forward in history", None),
+    "reload": ("reload the page", None),
+    "snapshot": ("print the numbered accessibility snapshot of the current tab", _snapshot),
+    "click": ("click an element", _click),
+    "dblclick": ("double-click an element", _id),
+    "hover": ("move the mouse over an element", _id),
+    "focus": ("focus an element", _id),
+    "fill": ("replace the value of a text field", _id_text),
+    "type": ("type text into an element, one key at a time", _type),
+    "press": ("press a key or chord (Enter, Tab, Control+a, ...)", _press),
+    "select": ("choose options of a select/listbox by label or value", _select),
+    "check": ("check a checkbox, radio or switch", _id),
+    "uncheck": ("uncheck a checkbox or switch", _id),
+    "upload": ("set the files of a file input", _upload),
+    "drag": ("drag one element onto another", _drag),
+    "scroll": ("scroll the page", _scroll),
+    "scrollintoview": ("scroll an element into view", _id),
+    "get": (
+        "read something from the page or an element",
+        _group(
+            [
+                ("text", "text of an element", _id),
+                ("html", "outer HTML of an element", _id),
+                ("value", "value of a form field", _id),
+                ("attr", "an attribute of an element", _attr),
+                ("box", "bounding box of an element (x y width height)", _id),
+                ("title", "title of the page", None),
+                ("url", "URL of the page", None),
+            ],
+            "what",
+            "get",
+        ),
+    ),
+    "is": (
+        "check the state of an element (prints true or false)",
+        _group(
+            [
+                ("visible", "is the element visible", _id),
+                ("enabled", "is the element enabled", _id),
+                ("checked", "is the element checked", _id),
+            ],
+            "state",
+            "is",
+        ),
+    ),
+    "wait": (
+        "wait for a time (ms), a load state, text, a selector, a URL or a JS condition",
+        _wait,
+    ),
+    "tab": (
+        "list, open, switch and close tabs",
+        _group(
+            [
+                ("list", "list tabs (the current one is marked *)", None),
+                ("new", "open a new tab and make it current", _tab_new),
+                ("switch", "make tab N current", _tab_switch),
+                ("close", "close tab N (default: the current tab)", _tab_close),
+            ],
+            "action",
+            "tab",
+        ),
+    ),
+    "eval": ("evaluate JavaScript in the page and print the result", _eval),
+    "close": ("close the session: its Chrome and daemon", None),
+    "session": (
+        "sessions of this user",
+        _group([("list", "list running sessions", None)], "action", "session"),
+    ),
+}
+
+_VALUED_GLOBALS = frozenset(
+    {"--session", "--timeout", "--executable-path", "--cdp", "--idle-timeout"}
+)
+
+
+def command_word(argv: list[str]) -> str | None:
+    """The command named on the command line (skipping global options), if any."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--":
+            return None
+        elif arg.startswith("-"):
+            skip = arg in _VALUED_GLOBALS
+        else:
+            return arg
+    return None
+
+
+def build_parser(prog: str = "ko-browser", only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or with ``only`` the top level plus that one command."""
+    parser = _Parser(
+        prog=prog,
+        description="Drive Chrome from the shell through its accessibility tree.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_globals(parser, top=True)
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+    for name, (help, define) in COMMANDS.items():
+        if only is None or name == only:
+            _sub(commands, name, help, name, define)
     return parser
 
 
@@ -275,7 +380,8 @@ def parse(argv: list[str], prog: str = "ko-browser") -> tuple[str, dict[str, Any
 
     Bad usage prints a message and raises SystemExit(2).
     """
-    parser = build_parser(prog)
+    word = command_word(argv)
+    parser = build_parser(prog, only=word if word in COMMANDS else None)
     namespace = vars(parser.parse_args(argv))
     cmd = namespace.pop("_cmd")
     options = {name: namespace.pop(name) for name in GLOBAL_OPTIONS}

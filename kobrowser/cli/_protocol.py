@@ -31,7 +31,10 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",

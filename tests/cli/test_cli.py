@@ -329,3 +329,124 @@ print(",".join(heavy))
         [sys.executable, "-c", code], capture_output=True, text=True, env=runtime.env(), check=True
     )
     assert result.stdout.strip() == ""
+
+
+ALL = """<!doctype html><title>All</title>
+<input id="t" aria-label="Text">
+<select id="s" aria-label="Pick">
+  <option value="a">Alpha</option><option value="b">Beta</option>
+</select>
+<label><input type="checkbox" id="c"> Agree</label>
+<input type="file" id="f" aria-label="File">
+<a href="/second.html" id="link" title="tip">Next</a>
+<p id="log">log</p>
+<script>
+document.getElementById('f').onchange = e => { document.title = 'file ' + e.target.files[0].name }
+</script>
+"""
+
+
+@needs(
+    "type", "press", "select", "check", "uncheck", "is_checked", "is_visible", "is_enabled",
+    "attr", "html", "box", "hover", "focus", "scroll_into_view", "scroll", "dblclick", "upload",
+    "drag", "wait_for_text", "wait_for_selector", "wait_for_load", "wait_for_url",
+    "wait_for_function", "back", "forward", "reload", "click",
+)  # fmt: skip
+def test_every_command_once(ko: Ko, server: PageServer, tmp_path: Path) -> None:
+    first = server.set_page("/all.html", ALL)
+    second = server.set_page("/second.html", "<title>Second</title><p>two</p>")
+    ko.ok("open", first)
+    snap = ko.ok("snapshot", "-i")
+    text, pick = find_id(snap, 'textbox "Text"'), find_id(snap, 'combobox "Pick"')
+    box, link = find_id(snap, 'checkbox "Agree"'), find_id(snap, 'link "Next"')
+    file = find_id(snap, '"File"')
+
+    ko.ok("type", str(text), "abc", "--delay", "1")
+    ko.ok("press", "End")
+    assert ko.ok("get", "value", str(text)) == "abc\n"
+    ko.ok("select", str(pick), "Beta")
+    assert ko.ok("eval", "document.getElementById('s').value") == "b\n"
+    ko.ok("check", str(box))
+    assert ko.ok("is", "checked", str(box)) == "true\n"
+    ko.ok("uncheck", str(box))
+    assert ko.json("is", "checked", str(box))["result"] == {"checked": False}
+    assert ko.ok("is", "visible", str(text)) == "true\n"
+    assert ko.ok("is", "enabled", str(text)) == "true\n"
+    assert ko.ok("get", "attr", str(link), "title") == "tip\n"
+    assert "<a " in ko.ok("get", "html", str(link))
+    assert ko.json("get", "box", str(link))["result"]["box"]["width"] > 0
+    for command in ("hover", "focus", "scrollintoview", "dblclick"):
+        ko.ok(command, str(text))
+    ko.ok("scroll", "down", "100")
+    ko.ok("drag", str(text), str(box))
+
+    upload = tmp_path / "hello.txt"
+    upload.write_text("hi")
+    ko.ok("upload", str(file), str(upload))
+    ko.ok("wait", "--fn", "document.title.startsWith('file')")
+    assert ko.ok("get", "title") == "file hello.txt\n"
+    missing = ko("upload", str(file), str(tmp_path / "nope.txt"))
+    assert missing.returncode == 1 and "no such file" in one_line_error(missing)
+
+    ko.ok("wait", "--text", "Next")
+    ko.ok("wait", "--selector", "#log", "--state", "attached")
+    ko.ok("wait", "10")
+    ko.ok("wait", "--load", "load")
+    timed_out = ko("wait", "--selector", "#never", "--timeout", "1")
+    assert timed_out.returncode == 1 and "--timeout" in one_line_error(timed_out)
+
+    ko.ok("click", str(link))
+    ko.ok("wait", "--url", "**/second.html")
+    assert ko.ok("back").startswith(first)
+    assert ko.ok("forward").startswith(second)
+    assert ko.ok("reload").startswith(second)
+
+    assert ko.ok("tab", "new", first).startswith("tab 2: ")
+    assert ko.ok("get", "url") == first + "\n"
+    ko.ok("tab", "switch", "1")
+    assert ko.ok("get", "url") == second + "\n"
+    assert ko.ok("tab", "list").splitlines()[0].startswith("* 1: " + second)
+    assert ko.ok("tab", "close", "2") == "closed tab 2 (1 left)\n"
+    bad = ko("tab", "switch", "5")
+    assert bad.returncode == 1 and "tab list" in one_line_error(bad)
+
+
+def test_start_options_of_a_running_session_cannot_change(ko: Ko) -> None:
+    ko.ok("get", "url")
+    result = ko("--cdp", "127.0.0.1:1", "get", "url")
+    assert result.returncode == 1
+    assert "close" in one_line_error(result)
+
+
+def test_cdp_drives_a_running_chrome_and_leaves_it_running(
+    ko: Ko, server: PageServer, tmp_path: Path
+) -> None:
+    from kobrowser.cdp import find_chrome
+
+    log = tmp_path / "chrome.log"
+    with log.open("wb") as stderr:
+        chrome = subprocess.Popen(
+            [
+                find_chrome(), "--headless=new", "--remote-debugging-port=0", "--no-sandbox",
+                f"--user-data-dir={tmp_path / 'profile'}", "--no-first-run", "about:blank",
+            ],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+            start_new_session=True,
+        )  # fmt: skip
+    try:
+        endpoint = ""
+        deadline = time.monotonic() + 60
+        while not endpoint and time.monotonic() < deadline and chrome.poll() is None:
+            match = re.search(r"DevTools listening on (ws://\S+)", log.read_text(errors="replace"))
+            endpoint = match.group(1) if match else ""
+            time.sleep(0.05)
+        assert endpoint, f"Chrome printed no DevTools endpoint: {log.read_text()}"
+        url = server.set_page("/cdp.html", "<title>Over CDP</title>")
+        ko.ok("--cdp", endpoint, "open", url)
+        assert ko.ok("get", "title") == "Over CDP\n"
+        assert ko.status("default")["cdp"] == endpoint
+        ko.ok("close")
+        assert chrome.poll() is None, "close must not stop a Chrome it did not launch"
+    finally:
+        os.killpg(chrome.pid, signal.SIGKILL)
+        chrome.wait()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kobrowser.cli._parser import build_parser, parse
+from kobrowser.cli._parser import build_parser, command_word, parse
 
 
 def test_click_options_map_onto_the_library_arguments() -> None:
@@ -108,3 +108,18 @@ def test_every_command_has_help(
     out = capsys.readouterr().out
     assert out.startswith("usage: ko-browser " + " ".join(command))
     assert "--session" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--session", "s1", "click", "3", "--right"],
+        ["--timeout=5", "get", "attr", "2", "href", "--json"],
+        ["--cdp", "get", "wait", "500"],  # an option value that looks like a command
+        ["tab", "new", "example.com"],
+    ],
+)
+def test_the_one_command_parser_equals_the_full_parser(argv: list[str]) -> None:
+    full = vars(build_parser().parse_args(argv))
+    assert command_word(argv) in {"click", "get", "wait", "tab"}
+    assert vars(build_parser(only=command_word(argv)).parse_args(argv)) == full
