@@ -239,6 +239,18 @@ async def test_cancelled_caller_leaves_nothing_behind() -> None:
         assert not conn.closed
 
 
+async def test_outer_deadline_is_the_callers_not_a_cdp_timeout() -> None:
+    async with open_conn() as (conn, _fake):
+        with pytest.raises(TimeoutError) as info, anyio.fail_after(0.05):
+            await conn.root.send("Page.neverAnswers", timeout=LONG)
+        assert not isinstance(info.value, CDPTimeoutError)
+        assert conn.pending_count == 0
+        with anyio.move_on_after(0.05) as scope:
+            await conn.root.send("Page.neverAnswers", timeout=LONG)
+        assert scope.cancelled_caught
+        assert conn.pending_count == 0
+
+
 async def test_ids_are_never_reused() -> None:
     async with open_conn() as (conn, fake):
         for _ in range(3):
@@ -408,6 +420,13 @@ async def test_close_twice_is_a_noop_and_code_after_close_runs() -> None:
     assert conn.closed
     assert fake.closed
     await conn.aclose()
+
+
+async def test_exception_from_the_block_propagates_unchanged() -> None:
+    with pytest.raises(KeyError, match="from the body"):
+        async with open_conn() as (conn, _fake):
+            raise KeyError("from the body")
+    assert conn.closed
 
 
 async def test_calls_after_close_fail_immediately() -> None:
