@@ -1,0 +1,1 @@
+"""kobrowser benchmarks; run them with ``python -m benchmarks`` (see ``__main__``)."""
