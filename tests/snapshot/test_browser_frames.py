@@ -563,3 +563,189 @@ async def test_iframes_removed_while_snapshots_run(server: PageServer, open_tab:
             )
     print(f"removal rounds: {seen_full} full, {seen_empty} empty iframe lines")
     assert seen_full or seen_empty  # some rounds caught iframes mid-removal or before
+
+
+async def test_same_process_frames_inside_out_of_process_frames(
+    server: PageServer, open_tab: OpenTab
+) -> None:
+    # 127 top > A localhost (own session) > B localhost (A's process: on A's
+    # session) > C 127 (own session, attached under A's) > D 127 (on C's session).
+    server.set_page("/d.html", page("<button>In D</button>"))
+    server.set_page(
+        "/c.html", page('<button>In C</button><iframe title="D" src="/d.html"></iframe>')
+    )
+    server.set_page(
+        "/b.html",
+        page(f'<button>In B</button><iframe title="C" src="{server.url("/c.html")}"></iframe>'),
+    )
+    server.set_page(
+        "/a.html", page('<button>In A</button><iframe title="B" src="/b.html"></iframe>')
+    )
+    url = server.set_page(
+        "/top.html",
+        page(f'<iframe title="A" src="{server.cross_url("/a.html")}"></iframe>', title="Mixed"),
+    )
+    async with open_tab(url) as tab:
+        snap = await tab.snapshot()
+        assert_consistent(snap)
+        assert snap.text == expect(
+            "Mixed",
+            """
+            1: iframe "A"
+              2: button "In A"
+              3: iframe "B"
+                4: button "In B"
+                5: iframe "C"
+                  6: button "In C"
+                  7: iframe "D"
+                    8: button "In D"
+            """,
+        )
+        frames = {f.frame_id: f for f in tab._frames.frames()}
+        a, b, c, d = (snap.id_map[i] for i in (2, 4, 6, 8))
+        assert set(frames) == {a.frame_id, c.frame_id}
+        assert a.session is frames[a.frame_id].session
+        assert b.session is a.session and b.frame_id != a.frame_id
+        assert c.session is frames[c.frame_id].session
+        assert frames[c.frame_id].parent is a.session
+        assert d.session is c.session and d.frame_id != c.frame_id
+        assert len({a.frame_id, b.frame_id, c.frame_id, d.frame_id}) == 4
+
+
+async def test_frame_navigating_between_processes(server: PageServer, open_tab: OpenTab) -> None:
+    for name in ("same1", "same2", "cross1", "cross2"):
+        server.set_page(f"/{name}.html", page(f"<button>{name}</button>"))
+    body = '<button>Top</button><iframe id="f" title="Swap" src="/same1.html"></iframe>'
+    url = server.set_page("/swap.html", page(body, title="Swap"))
+    async with open_tab(url) as tab:
+        steps = [
+            ("/same1.html", False),
+            (server.cross_url("/cross1.html"), True),
+            ("/same2.html", False),
+            (server.cross_url("/cross2.html"), True),
+            (server.cross_url("/cross1.html"), True),
+        ]
+        for index, (src, cross) in enumerate(steps):
+            if index:
+                loaded = await tab.evaluate(
+                    "new Promise(r => { const f = document.getElementById('f');"
+                    f" f.onload = () => r(true); f.src = {src!r}; }})"
+                )
+                assert loaded is True
+            name = src.rsplit("/", 1)[1].removesuffix(".html")
+            snap = await tab.snapshot()
+            assert_consistent(snap)
+            assert snap.text == expect(
+                "Swap",
+                f"""
+                1: button "Top"
+                2: iframe "Swap"
+                  3: button "{name}"
+                """,
+            )
+            inner = snap.id_map[3]
+            sessions = frame_sessions(tab)
+            if cross:
+                assert inner.session is sessions[inner.frame_id]
+            else:
+                assert inner.session is tab.cdp
+                assert sessions == {}
+
+
+async def test_frame_that_does_not_answer_in_time_gives_empty_iframe(
+    server: PageServer, open_tab: OpenTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Chrome answers CDP even while a renderer spins in JavaScript (DevTools
+    # runs as a V8 interrupt), so the frame session's silence is simulated at
+    # the connection: its calls get no answer before their deadline.
+    async with open_tab(_two_frames_page(server)) as tab:
+        [cross] = tab._frames.frames()
+        original = Connection.call
+        silenced: list[str] = []
+
+        async def call(
+            self: Connection,
+            method: str,
+            params: dict[str, Any] | None,
+            session: CDPSession,
+            timeout: float | None,
+        ) -> Any:
+            if session is cross.session:
+                silenced.append(method)
+                assert timeout is not None
+                await anyio.sleep(timeout)
+                raise kobrowser.CDPTimeoutError(method, timeout)
+            return await original(self, method, params, session, timeout)
+
+        with monkeypatch.context() as patch:
+            patch.setattr(Connection, "call", call)
+            snap = await tab.snapshot(timeout=1)
+        assert "Accessibility.getFullAXTree" in silenced
+        assert_consistent(snap)
+        assert snap.text == expect(
+            "Two",
+            """
+            1: button "Before"
+            2: iframe "Same"
+              3: button "Same inside"
+            4: iframe "Cross"
+            5: button "After"
+            """,
+        )
+        # Once the frame answers again, its content is back.
+        assert (await tab.snapshot()).text == expect("Two", TWO_FULL)
+
+
+async def test_snapshots_while_frames_swap_processes(server: PageServer, open_tab: OpenTab) -> None:
+    """Iframes keep navigating between same-origin and cross-origin pages while
+    snapshots run: every snapshot succeeds, and each iframe shows nothing or
+    exactly one of its pages (never a mix, never another frame's content)."""
+    pages = {}
+    for i in range(4):
+        for kind in ("same", "cross"):
+            name = f"{kind} {i}"
+            pages[name] = f"/{kind}{i}.html"
+            server.set_page(f"/{kind}{i}.html", page(f"<button>{name}</button>"))
+    sources = ", ".join(
+        f"[{pages[f'same {i}']!r}, {server.cross_url(pages[f'cross {i}'])!r}]" for i in range(4)
+    )
+    body = f"""
+    <button>Top</button>
+    {"".join(f'<iframe title="F{i}" src="/same{i}.html"></iframe>' for i in range(4))}
+    <script>
+      const sources = [{sources}];
+      let tick = 0;
+      window.startChurn = () => {{
+        window.churn = setInterval(() => {{
+          tick++;
+          document.querySelectorAll('iframe').forEach((f, i) => {{
+            f.src = sources[i][(tick + i) % 2];
+          }});
+        }}, 40);
+      }};
+    </script>
+    """
+    url = server.set_page("/churn.html", page(body, title="Churn"))
+    async with open_tab(url) as tab:
+        await tab.evaluate("startChurn()")
+        for _ in range(12):
+            snap = await tab.snapshot()
+            assert_consistent(snap)
+            assert snap.nodes[0].name == "Top"
+            frames = snap.nodes[1:]
+            assert [f.role for f in frames] == ["iframe"] * 4
+            for i, frame in enumerate(frames):
+                assert frame.name == f"F{i}"
+                if frame.children:
+                    [button] = frame.children
+                    assert button.role == "button"
+                    assert button.name in (f"same {i}", f"cross {i}")
+        await tab.evaluate("clearInterval(window.churn)")
+        # Once the navigations stop, every frame shows its last page again.
+        for _ in range(100):
+            await anyio.sleep(0.1)
+            snap = await tab.snapshot()
+            if all(frame.children for frame in snap.nodes[1:]):
+                break
+        assert_consistent(snap)
+        assert all(len(frame.children) == 1 for frame in snap.nodes[1:]), snap.text

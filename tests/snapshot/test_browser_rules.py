@@ -12,8 +12,8 @@ import pytest
 
 import kobrowser
 
-from ._browser_helpers import page
-from .conftest import SnapHtml
+from ._browser_helpers import assert_consistent, page
+from .conftest import OpenTab, SnapHtml
 
 pytestmark = pytest.mark.anyio
 
@@ -292,6 +292,15 @@ async def test_empty_page(snap_html: SnapHtml) -> None:
     assert snap.text == 'Page: "Empty"\n\n'
     assert snap.id_map == {}
     assert snap.nodes == []
+
+
+async def test_blank_tab(open_tab: OpenTab) -> None:
+    async with open_tab("about:blank") as tab:
+        snap = await tab.snapshot()
+    assert_consistent(snap)
+    assert snap.text == ""
+    assert snap.url == "about:blank"
+    assert snap.title == ""
 
 
 # --- which elements appear --------------------------------------------------
