@@ -78,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(exc.to_dict(), cmd, as_json)
     except RuntimeDirError as exc:
         return _fail(ClientError(str(exc)).to_dict(), cmd, as_json)
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: interrupted; a command already sent may still finish\n")
+        return 130
     if as_json:
         _write(json.dumps({"ok": True, "command": _cmd_words(cmd), "result": result}) + "\n")
     else:

@@ -50,7 +50,11 @@ class UsageError(Exception):
 
 
 class CommandError(Exception):
-    """The command cannot be done as asked (no such tab, no such file)."""
+    """The command cannot be done as asked (no such tab, no open tab)."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint
 
 
 class Context:
@@ -121,6 +125,8 @@ async def _call(
 
 
 def _tab(ctx: Context) -> Tab:
+    if not ctx.browser.tabs:
+        raise CommandError("no open tab", "run `ko-browser open URL` or `ko-browser tab new`")
     return ctx.browser.current_tab
 
 
@@ -385,9 +391,8 @@ def _tab_by_index(ctx: Context, index: int | None) -> Tab:
     tabs = ctx.browser.tabs
     if not 1 <= index <= len(tabs):
         raise CommandError(
-            f"no tab {index}: there are {len(tabs)} (run `ko-browser tab list`)"
-            if tabs
-            else f"no tab {index}: no tab is open (run `ko-browser tab new`)"
+            f"no tab {index}: there are {len(tabs)}" if tabs else f"no tab {index}: none is open",
+            "run `ko-browser tab list`" if tabs else "run `ko-browser tab new`",
         )
     return tabs[index - 1]
 
@@ -488,6 +493,8 @@ def _hint(exc: BaseException) -> str:
         return "the tab is gone; run `ko-browser tab list`"
     if isinstance(exc, TimeoutError):
         return "the page may still be busy; retry, or pass a larger --timeout"
+    if isinstance(exc, CommandError):
+        return exc.hint
     if isinstance(exc, NotAvailableError):
         return "update kobrowser, or use `ko-browser eval` meanwhile"
     if isinstance(exc, k.KoBrowserError):

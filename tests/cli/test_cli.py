@@ -409,6 +409,11 @@ def test_every_command_once(ko: Ko, server: PageServer, tmp_path: Path) -> None:
     assert ko.ok("tab", "close", "2") == "closed tab 2 (1 left)\n"
     bad = ko("tab", "switch", "5")
     assert bad.returncode == 1 and "tab list" in one_line_error(bad)
+    assert ko.ok("tab", "close") == "closed tab 1 (0 left)\n"
+    none = ko("get", "title")
+    assert none.returncode == 1 and "ko-browser open" in one_line_error(none)
+    ko.ok("open", first)  # opens a tab again
+    assert ko.ok("get", "title") == "All\n"
 
 
 def test_start_options_of_a_running_session_cannot_change(ko: Ko) -> None:
