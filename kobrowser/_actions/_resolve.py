@@ -180,6 +180,17 @@ async def resolve(snapshot: Snapshot | None, element_id: int, *, timeout: float)
     object_id = resolved.object.objectId
     if object_id is None:
         raise stale(element, "it is no longer in the page")
+    if not verified:
+        # Out of the accessibility tree: hidden, or detached (a removed node
+        # still resolves while it is alive). Only the first is the same element.
+        try:
+            connected = await call(
+                session, object_id, "function() { return this.isConnected; }", timeout=timeout
+            )
+        except (ProtocolError, KoBrowserError):
+            connected = False
+        if connected is not True:
+            raise stale(element, "it was removed from the page")
     return Target(
         element, session, object_id, _chain(snapshot, element.frame_id), verified=verified
     )
