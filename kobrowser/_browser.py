@@ -62,7 +62,6 @@ class _TargetInfo(msgspec.Struct):
 class _Attached(msgspec.Struct):
     sessionId: str
     targetInfo: _TargetInfo
-    waitingForDebugger: bool = False
 
 
 class _Gone(msgspec.Struct):
@@ -458,12 +457,10 @@ class Browser:
         existing = self._attaching_existing
         if info.type != "page" or info.targetId in self._tabs or (existing and self._process):
             # Not a page, or the blank tab a launched Chrome starts with: let it be.
-            waiting = attached.waitingForDebugger
 
             async def release() -> None:
                 with suppress(KoBrowserError):
-                    if waiting:
-                        await session.send("Runtime.runIfWaitingForDebugger", timeout=5)
+                    await session.send("Runtime.runIfWaitingForDebugger", timeout=5)
                     await self.connection.root.send(
                         "Target.detachFromTarget", {"sessionId": session.id}, timeout=5
                     )
@@ -476,13 +473,14 @@ class Browser:
         if info.openerId in self._owned:
             self._owned.add(info.targetId)
         self._tabs[info.targetId] = tab
-        self._spawn(lambda: self._set_up(tab, attached.waitingForDebugger, existing))
+        self._spawn(lambda: self._set_up(tab, existing))
 
-    async def _set_up(self, tab: Tab, waiting: bool, existing: bool) -> None:
+    async def _set_up(self, tab: Tab, existing: bool) -> None:
         try:
+            # Needed even when Chrome reports no wait: an auto-attached popup
+            # that shares its opener's renderer blocks the opener until then.
+            await tab.cdp.send("Runtime.runIfWaitingForDebugger")
             await tab._init()
-            if waiting:
-                await tab.cdp.send("Runtime.runIfWaitingForDebugger")
         except KoBrowserError as exc:
             tab._init_error = exc
             tab._closed = True
