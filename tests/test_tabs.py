@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 
+import anyio
 import pytest
 from _server import PageServer
 
@@ -208,12 +208,13 @@ async def test_download_completes(browser: Browser, server: PageServer) -> None:
         assert download.url == server.url("/report.csv")
         path = await download.wait()
         assert path.name == "report.csv"
-        assert Path(path).read_text() == "a,b\n1,2\n"
+        assert await anyio.Path(path).read_text() == "a,b\n1,2\n"
         assert download.state == "completed" and download in browser.downloads
 
         # A second one with the same name gets a free name.
         await tab.evaluate("document.querySelector('a').click()")
         again = await (await browser.wait_for_download()).wait()
-        assert again != path and again.parent == path.parent and again.read_text() == "a,b\n1,2\n"
+        assert again != path and again.parent == path.parent
+        assert await anyio.Path(again).read_text() == "a,b\n1,2\n"
     finally:
         await tab.close()
