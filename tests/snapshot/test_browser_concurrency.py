@@ -47,8 +47,7 @@ def _pages(server: PageServer) -> list[str]:
 
 def _expected(i: int) -> str:
     rows = "".join(
-        f'  {3 + 2 * j}: listitem\n    {4 + 2 * j}: link "Tab {i} row {j}"\n'
-        for j in range(i + 1)
+        f'  {3 + 2 * j}: listitem\n    {4 + 2 * j}: link "Tab {i} row {j}"\n' for j in range(i + 1)
     )
     n = 3 + 2 * (i + 1)
     return (

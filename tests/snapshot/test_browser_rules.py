@@ -9,6 +9,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from _server import PageServer
 
 import kobrowser
 
@@ -366,6 +367,49 @@ async def test_role_mapping(snap_html: SnapHtml) -> None:
     )
 
 
+async def test_interactive_roles_appear_unnamed(snap_html: SnapHtml) -> None:
+    body = """
+    <button></button>
+    <input>
+    <input type="checkbox">
+    <div role="slider" aria-valuenow="5" aria-valuemin="0" aria-valuemax="10" tabindex="0"></div>
+    <div role="listbox"><div role="option">Only</div></div>
+    <textarea></textarea>
+    """
+    await golden(
+        snap_html,
+        body,
+        """
+        1: button
+        2: textbox
+        3: checkbox
+        4: slider value="5"
+        5: listbox
+          6: option "Only"
+        7: textbox multiline
+        """,
+    )
+
+
+async def test_select_shows_its_selection_as_value(snap_html: SnapHtml) -> None:
+    body = """
+    <select aria-label="Size"><option>Small</option><option selected>Large</option></select>
+    <select aria-label="Colour" size="2"><option>Red</option><option selected>Blue</option></select>
+    """
+    await golden(
+        snap_html,
+        body,
+        """
+        1: combobox "Size" value="Large" collapsed
+          2: option "Small"
+          3: option "Large" selected
+        4: listbox "Colour"
+          5: option "Red"
+          6: option "Blue" selected
+        """,
+    )
+
+
 async def test_text_lines(snap_html: SnapHtml) -> None:
     body = """
     <a href="#home">Home page</a>
@@ -669,3 +713,29 @@ async def test_invalid_selector_raises(snap_html: SnapHtml) -> None:
 async def test_negative_depth_is_rejected(snap_html: SnapHtml) -> None:
     with pytest.raises(ValueError):
         await snap_html(MODES_PAGE, depth=-1)
+
+
+async def test_next_snapshot_renumbers(server: PageServer, open_tab: OpenTab) -> None:
+    url = server.set_page("/renumber.html", page("<button>A</button><button>B</button>"))
+    async with open_tab(url) as tab:
+        first = await tab.snapshot()
+        await tab.evaluate(
+            "document.body.prepend(Object.assign(document.createElement('button'),"
+            " {textContent: 'New'}))"
+        )
+        second = await tab.snapshot()
+    assert first.text == expect(
+        """
+        1: button "A"
+        2: button "B"
+        """
+    )
+    assert second.text == expect(
+        """
+        1: button "New"
+        2: button "A"
+        3: button "B"
+        """
+    )
+    assert [first.id_map[i].name for i in (1, 2)] == ["A", "B"]  # the old map is untouched
+    assert second.id_map[2].backend_node_id == first.id_map[1].backend_node_id
