@@ -124,7 +124,9 @@ async def take_snapshot(
     """Fetch every frame, merge, filter, number and format (see Tab.snapshot)."""
     if depth is not None and (not isinstance(depth, int) or depth < 0):
         raise ValueError(f"depth must be a whole number >= 0, not {depth!r}")
-    with anyio.fail_after(timeout):
+    # Frame sessions still setting up are waited for, at most one deadline: a
+    # slow set-up must not fail the snapshot (the session is usable already).
+    with anyio.move_on_after(timeout):
         await frames.settled()
     oopifs = [(f.frame_id, f.session, f.parent) for f in frames.frames()]
     scope: set[tuple[str, int]] | None = None
