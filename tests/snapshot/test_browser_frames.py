@@ -749,3 +749,55 @@ async def test_snapshots_while_frames_swap_processes(server: PageServer, open_ta
                 break
         assert_consistent(snap)
         assert all(len(frame.children) == 1 for frame in snap.nodes[1:]), snap.text
+
+
+async def test_frame_session_set_up_slower_than_the_snapshot_deadline(
+    server: PageServer, open_tab: OpenTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A new out-of-process frame's own auto-attach set-up does not answer: the
+    # snapshot waits for it at most its deadline, then goes on without failing.
+    server.set_page("/late.html", page("<button>Late</button>"))
+    url = server.set_page("/host.html", page("<button>Top</button>", title="Host"))
+    async with open_tab(url) as tab:
+        original = Connection.call
+        release = anyio.Event()
+        held: list[str] = []
+
+        async def call(
+            self: Connection,
+            method: str,
+            params: dict[str, Any] | None,
+            session: CDPSession,
+            timeout: float | None,
+        ) -> Any:
+            if method == "Target.setAutoAttach" and session is not tab.cdp:
+                held.append(method)
+                await release.wait()
+            return await original(self, method, params, session, timeout)
+
+        with monkeypatch.context() as patch:
+            patch.setattr(Connection, "call", call)
+            loaded = await tab.evaluate(
+                "new Promise(r => { const f = document.createElement('iframe');"
+                f" f.title = 'Late'; f.src = {server.cross_url('/late.html')!r};"
+                " f.onload = () => r(true); document.body.appendChild(f); })"
+            )
+            assert loaded is True
+            for _ in range(100):  # the attach event may trail the load event
+                if held:
+                    break
+                await anyio.sleep(0.05)
+            assert held, "the frame's set-up was never started"
+            try:
+                snap = await tab.snapshot(timeout=1)
+            finally:
+                release.set()
+        assert_consistent(snap)
+        assert snap.text == expect(
+            "Host",
+            """
+            1: button "Top"
+            2: iframe "Late"
+              3: button "Late"
+            """,
+        )
