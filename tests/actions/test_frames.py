@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from kobrowser import Tab, WrongElementKindError
@@ -109,7 +110,13 @@ async def test_hover(ctx: tuple[Tab, Snapshot]) -> None:
     tab, snap = ctx
     target = find(snap, "button", "Hover me")
     await tab.hover(target.id)
-    log = await read_log(target, "mouseover", *MOUSE_TYPES)
+    # A move has no reply from an out-of-process frame's renderer: the event
+    # may still be on its way when hover() returns, so poll (bounded).
+    for _ in range(100):
+        log = await read_log(target, "mouseover", *MOUSE_TYPES)
+        if any(e["target"] == "hover" for e in log):
+            break
+        await anyio.sleep(0.05)
     overs = [e for e in log if e["target"] == "hover"]
     assert [e["type"] for e in overs] == ["mouseover"]
     assert overs[0]["trusted"] and inside(overs[0])
