@@ -28,6 +28,8 @@ import contextlib
 import json
 import os
 import signal
+import socket
+import struct
 import sys
 import time
 import traceback
@@ -100,18 +102,28 @@ class Daemon:
 
     # -- life --------------------------------------------------------------
 
+    @property
+    def launch_timeout(self) -> float:
+        """Start-up deadline, also the library's default per-call deadline.
+
+        Never below the library's 30 s default: a short ``--timeout`` on the
+        command that happens to start the session must not become every
+        later command's deadline (each command passes its own).
+        """
+        return max(self.timeout or 30.0, 30.0)
+
     def config(self) -> dict[str, Any]:
         return {"headed": self.headed, "executable_path": self.executable_path, "cdp": self.cdp}
 
     async def run(self) -> int:
         try:
             if self.cdp:
-                browser = kobrowser.connect(self.cdp, timeout=self.timeout or 30.0)
+                browser = kobrowser.connect(self.cdp, timeout=self.launch_timeout)
             else:
                 browser = kobrowser.launch(
                     headless=not self.headed,
                     executable_path=self.executable_path,
-                    timeout=self.timeout or 30.0,
+                    timeout=self.launch_timeout,
                 )
             async with browser:
                 self.browser = browser
@@ -125,6 +137,7 @@ class Daemon:
                     tg.start_soon(listener.serve, self.serve_connection, tg)
                     tg.start_soon(self.watch_idle)
                     tg.start_soon(self.watch_signals)
+                    tg.start_soon(self.watch_browser, browser)
                     self.signal_ready({"ok": True, "pid": os.getpid()})
                     log(f"serving session {self.paths.name!r} (Chrome pid {browser.pid})")
                     await self.exit_event.wait()
@@ -218,6 +231,22 @@ class Daemon:
                 return
             await anyio.sleep(max(0.05, min(self.idle_timeout - idle_for, 60.0)))
 
+    async def watch_browser(self, browser: kobrowser.Browser) -> None:
+        """Stop as soon as the connection to Chrome is lost (crash, killed, closed)."""
+        gone = anyio.Event()
+        reasons: list[str] = []
+
+        def on_close(reason: str) -> None:  # runs on the CDP reader: no awaits
+            reasons.append(reason)
+            gone.set()
+
+        browser.connection.on_close(on_close)
+        if browser.connection.closed:
+            gone.set()
+        await gone.wait()
+        if not self.stopping:  # not our own close
+            await self.stop_and_exit(f"lost Chrome ({reasons[0] if reasons else 'closed'})")
+
     async def watch_signals(self) -> None:
         with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
             async for signum in signals:
@@ -228,6 +257,8 @@ class Daemon:
 
     async def serve_connection(self, stream: anyio.abc.SocketStream) -> None:
         async with stream:
+            if not _same_user(stream):
+                return
             reader = BufferedByteReceiveStream(stream)
             while True:
                 try:
@@ -419,6 +450,17 @@ class Daemon:
                 with contextlib.suppress(Exception), anyio.fail_after(2):
                     info["url"] = await _quick_url(tab)
         return info
+
+
+def _same_user(stream: anyio.abc.SocketStream) -> bool:
+    """Serve only this user (the 0700 directory already keeps others out)."""
+    raw = stream.extra(anyio.abc.SocketAttribute.raw_socket)
+    try:
+        creds = raw.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except (OSError, AttributeError):  # not Linux: rely on the directory's mode
+        return True
+    _, uid, _ = struct.unpack("3i", creds)
+    return uid in (os.getuid(), 0)
 
 
 async def _quick_url(tab: Any) -> str:

@@ -23,6 +23,9 @@ import kobrowser
 
 from .conftest import Ko, Runtime, wait_gone
 
+# Hang guards only (many Chrome-driving commands on a shared, loaded machine).
+pytestmark = pytest.mark.timeout(300)
+
 
 def needs(*names: str) -> pytest.MarkDecorator:
     missing = [n for n in names if not hasattr(kobrowser.Tab, n)]
@@ -352,6 +355,7 @@ document.getElementById('f').onchange = e => { document.title = 'file ' + e.targ
     "drag", "wait_for_text", "wait_for_selector", "wait_for_load", "wait_for_url",
     "wait_for_function", "back", "forward", "reload", "click",
 )  # fmt: skip
+@pytest.mark.timeout(900)
 def test_every_command_once(ko: Ko, server: PageServer, tmp_path: Path) -> None:
     first = server.set_page("/all.html", ALL)
     second = server.set_page("/second.html", "<title>Second</title><p>two</p>")
@@ -455,3 +459,12 @@ def test_cdp_drives_a_running_chrome_and_leaves_it_running(
     finally:
         os.killpg(chrome.pid, signal.SIGKILL)
         chrome.wait()
+
+
+def test_chrome_killed_stops_the_daemon_and_the_next_command_starts_anew(ko: Ko) -> None:
+    ko.ok("eval", "window.mark = 1")
+    before = ko.status("default")
+    os.killpg(before["chrome_pid"], signal.SIGKILL)
+    assert wait_gone(before["pid"]), "the daemon kept running without its Chrome"
+    assert ko.ok("eval", "typeof window.mark") == "undefined\n"
+    assert ko.status("default")["pid"] != before["pid"]
