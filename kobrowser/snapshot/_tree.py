@@ -39,6 +39,36 @@ Rules beyond the letter of the spec (decisions):
   partly cut). An ``iframe`` never carries text: its name comes from the
   ``title`` attribute, not from the frame's content. Text at the top level
   has no carrier and is always printed.
+* **Label text.** A ``<label>`` that is not printed (Chrome's ``LabelText``
+  with no name of its own) does not repeat the name of the control it
+  labels: its text pieces are dropped when, normalized and joined as in a
+  run (or every piece of them), they are a substring of the name of an
+  *associated* labelable control. Labelable here means an interactive role
+  but ``link`` and ``iframe`` (HTML cannot label those). The AX tree has no
+  ``for=`` target in the fields decoded (only in the name ``sources``, which
+  are skipped for speed), so the association is structural, among the
+  label's printed siblings (the same children list, hence the same parent
+  and frame):
+
+  - a control printed inside the label (``<label>Lab <input></label>``);
+  - the printed element right before or right after the label
+    (``<label for=e>Email</label><input id=e>`` and
+    ``<input type=checkbox id=c><label for=c>Agree</label>``), skipping
+    whitespace-only text, line breaks and block boundaries
+    (``<p><label for=x>City</label></p><p><input id=x></p>``), but not text
+    or another label.
+
+  This is chosen over "any control of the frame whose name equals the
+  label's text" because it never looks far away: a lone label (or one whose
+  control has a different ``aria-label``) is dropped only if a neighbouring
+  control's name already says the same words, whereas a frame-wide match
+  would drop it on a mere name collision anywhere on the page, and could
+  not allow containment (``Name`` is a substring of ``Username``). It costs
+  nothing on pages without labels: one extra pass over the children list of
+  each parent that holds a label. A label whose text is not dropped keeps
+  it in the run exactly as before; a dropped label's text disappears
+  without ending the run around it. A printed (named) label is a carrier
+  like any element and is not affected.
 * **List markers.** ``ListMarker`` nodes are skipped with their subtree. When
   the list item is presentational (``<li role=none>``), Chrome reports the
   marker as an ignored node over a ``StaticText`` that has no DOM node; such a
@@ -77,6 +107,7 @@ from ._roles import (
     BREAK,
     FIELD_ROLES,
     IFRAME,
+    INTERACTIVE_ROLES,
     NAMED,
     ROLE_CACHE,
     STRUCTURE,
@@ -199,6 +230,12 @@ _MARKER: Final = re.compile(
 # Markers in a children list before text merging (never left in the output).
 _LINE_BREAK: Final = object()
 _SEPARATOR: Final = object()
+# Start and end of an unprinted <label>'s content (see _resolve_labels).
+_LABEL_START: Final = object()
+_LABEL_END: Final = object()
+
+# Roles a <label> can label (HTML "labelable elements" among the interactive roles).
+_LABELABLE: Final = INTERACTIVE_ROLES - {"link", "iframe"}
 
 # A text piece: (raw text, AX parent, carrier name, frame id, backend node id).
 _Piece = tuple[str, object, str, str, "int | None"]
@@ -303,6 +340,8 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
     fs = _frame_state(frame)
     top: _Ctx = (roots if everything else None, "", False, fs, everything)
     seen_frames = {id(frame)}
+    # id() of the children lists (alive until the end) that hold label markers.
+    labeled: set[int] = set()
     # Stack items: (node, ctx, AX parent, None) or, to finish a printed node,
     # (None, node, the list it was appended to, its kind).
     stack: list[tuple[Any, Any, Any, Any]] = []
@@ -315,8 +354,11 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
         ax, ctx, parent, extra = pop()
         if ax is None:
             if ctx is None:
-                parent.append(_SEPARATOR)  # end of a block
+                # The end of a block, or of a label.
+                parent.append(_SEPARATOR if extra is None else extra)
             else:
+                if labeled and id(ctx.children) in labeled:
+                    _resolve_labels(ctx.children)
                 _finish(ctx, parent, extra)
             continue
         out, carrier, in_field, fs, in_scope = ctx
@@ -364,10 +406,15 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
                 name = " ".join(name.split())
         if kind == NAMED and not name:
             if ax.childIds:
-                if out is not None and role in BLOCK_ROLES:
-                    # A paragraph-like block: its text is a run of its own.
-                    out.append(_SEPARATOR)
-                    push((None, None, out, None))
+                if out is not None:
+                    if role in BLOCK_ROLES:
+                        # A paragraph-like block: its text is a run of its own.
+                        out.append(_SEPARATOR)
+                        push((None, None, out, None))
+                    elif role == "label":
+                        out.append(_LABEL_START)
+                        push((None, None, out, _LABEL_END))
+                        labeled.add(id(out))
                 _push_children(stack, ax, ctx, fs[1])
             continue
         # A printed element (or, outside the scope, one that would be).
@@ -400,8 +447,102 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
             _push_children(stack, ax, (node.children, child_carrier, child_field, fs, True), fs[1])
         elif kind == STRUCTURE and not name:
             out.pop()
+    if labeled and id(roots) in labeled:
+        _resolve_labels(roots)
     _merge_text(roots)
     return roots
+
+
+def _neighbour(items: list[Any], i: int, step: int) -> Node | None:
+    """The printed element next to ``items[i]`` (``step`` -1: before, 1: after).
+
+    Whitespace-only text, line breaks and block ends are skipped; other text
+    and label markers stop the search.
+    """
+    n = len(items)
+    i += step
+    while 0 <= i < n:
+        item = items[i]
+        if item.__class__ is Node:
+            return item
+        if item is _LABEL_START or item is _LABEL_END:
+            return None
+        if item.__class__ is tuple and not item[0].isspace():
+            return None
+        i += step
+    return None
+
+
+def _label_carried(items: list[Any], start: int, end: int) -> bool:
+    """Whether the text of the label ``items[start:end + 1]`` is in a control's name."""
+    controls: list[Node] = []
+    pieces: list[str] = []
+    run: list[Any] = []
+    frame_id = ""
+    for k in range(start + 1, end):
+        item = items[k]
+        if item.__class__ is Node:
+            if item.role in _LABELABLE:
+                controls.append(item)
+        elif item.__class__ is tuple:
+            run.append(item)
+            pieces.append(" ".join(item[0].split()))
+            frame_id = item[3]
+        elif item is _LINE_BREAK:
+            run.append(item)
+    if not pieces:
+        return False
+    node = _neighbour(items, start, -1)
+    if node is not None and node.role in _LABELABLE:
+        controls.append(node)
+    node = _neighbour(items, end, 1)
+    if node is not None and node.role in _LABELABLE:
+        controls.append(node)
+    if not controls:
+        return False
+    if len(run) == 1:
+        text = pieces[0]  # the common case: one piece
+    else:
+        # The run's text, joined exactly as a text line would be (no carrier).
+        joined: list[Node] = []
+        _flush([p if p is _LINE_BREAK else (p[0], p[1], "", p[3], p[4]) for p in run], joined)
+        text = joined[0].name if joined else ""
+    if not text:
+        return False  # only whitespace
+    for control in controls:
+        name = control.name
+        if (
+            control.frame_id == frame_id
+            and name
+            and (text in name or all(p in name for p in pieces))
+        ):
+            return True
+    return False
+
+
+def _resolve_labels(items: list[Any]) -> None:
+    """Drop carried label text from ``items`` and remove every label marker.
+
+    See "Label text" in the module docstring. Runs once per children list
+    that holds a label, after all of it is known (a label's control may
+    come after it).
+    """
+    starts: list[int] = []
+    drop = bytearray(len(items))
+    for i, item in enumerate(items):
+        if item is _LABEL_START:
+            starts.append(i)
+            drop[i] = 1
+        elif item is _LABEL_END:
+            drop[i] = 1
+            if starts:
+                start = starts.pop()
+                if _label_carried(items, start, i):
+                    for k in range(start + 1, i):
+                        inner = items[k]
+                        if inner.__class__ is tuple or inner is _LINE_BREAK:
+                            drop[k] = 1
+    items[:] = [item for item, d in zip(items, drop, strict=True) if not d]
 
 
 def _finish(node: Node, parent: list[Any], kind: int) -> None:
