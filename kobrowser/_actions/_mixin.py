@@ -33,7 +33,7 @@ from ._resolve import Target, call, locate, resolve
 
 __all__ = ["ActionsMixin"]
 
-_GUARD_MS = 1000
+_GUARD_MS = 5000  # cleared right after each action; only a safety net
 _CHECKABLE = ("checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio")
 
 
@@ -118,7 +118,7 @@ class ActionsMixin(TabCore):
                 click_count=click_count,
                 modifiers=mask,
             )
-            guards = await self._read_guards(target, deadline)
+            guards = await self._read_guards(target, deadline, wait={"mouseup": click_count})
             if guards is None or not guards[1]:
                 return
             if guards[0]:
@@ -133,7 +133,12 @@ class ActionsMixin(TabCore):
         )
 
     async def _read_guards(
-        self, target: Target, deadline: float, *, keep: bool = False
+        self,
+        target: Target,
+        deadline: float,
+        *,
+        keep: bool = False,
+        wait: dict[str, int] | None = None,
     ) -> tuple[int, int] | None:
         """Read (and unless ``keep``, disarm) the pointer guards ``locate`` armed.
 
@@ -145,7 +150,7 @@ class ActionsMixin(TabCore):
             (events that reached the element, events blocked in any frame),
             or None when the element's frame is gone (the click navigated).
         """
-        own = await self._guard_call(target.session, target.object_id, keep, deadline)
+        own = await self._guard_call(target.session, target.object_id, keep, deadline, wait)
         if own is None:
             return None
         blocked = int(own.get("blocked", 0))
@@ -161,17 +166,28 @@ class ActionsMixin(TabCore):
             owner_id = resolved.get("object", {}).get("objectId")
             if owner_id is None:
                 continue
-            guard = await self._guard_call(parent_session, owner_id, keep, deadline)
+            guard = await self._guard_call(parent_session, owner_id, keep, deadline, None)
             if guard is not None:
                 blocked += int(guard.get("blocked", 0))
         return int(own.get("ok", 0)), blocked
 
     async def _guard_call(
-        self, session: Any, object_id: str, keep: bool, deadline: float
+        self,
+        session: Any,
+        object_id: str,
+        keep: bool,
+        deadline: float,
+        wait: dict[str, int] | None,
     ) -> dict[str, int] | None:
         try:
             guard = await call(
-                session, object_id, _scripts.GUARD_READ, keep, timeout=self._left(deadline)
+                session,
+                object_id,
+                _scripts.GUARD_READ,
+                keep,
+                wait,
+                timeout=self._left(deadline),
+                await_promise=True,
             )
         except (ProtocolError, TargetClosedError, KoBrowserError):
             return None  # the click navigated or closed the frame: it was delivered
@@ -185,8 +201,14 @@ class ActionsMixin(TabCore):
         """Move the mouse over element ``element_id`` (waits for actionability)."""
 
         async def body(target: Target, deadline: float) -> None:
-            x, y, _ = await locate(target, timeout=self._left(deadline), enabled=False)
+            x, y, _ = await locate(
+                target, timeout=self._left(deadline), enabled=False, guard_ms=_GUARD_MS
+            )
+            moved = (x, y) != (self._mouse.x, self._mouse.y)
             await self._mouse.move(x, y, timeout=self._left(deadline))
+            # Returns once the element's frame has seen the move (an
+            # out-of-process frame gets it after the page acknowledged it).
+            await self._read_guards(target, deadline, wait={"mousemove": 1} if moved else None)
 
         await self._run(element_id, timeout, body)
 
@@ -217,7 +239,9 @@ class ActionsMixin(TabCore):
                 await mouse.down(timeout=self._left(deadline))
                 # The guard only protects the press: the release happens over
                 # the drop target, which the guard would block.
-                pressed = await self._read_guards(source, deadline, keep=True)
+                pressed = await self._read_guards(
+                    source, deadline, keep=True, wait={"mousedown": 1}
+                )
                 if pressed is not None and pressed[1]:
                     await mouse.up(timeout=self._left(deadline))
                     await self._read_guards(source, deadline)

@@ -52,15 +52,23 @@ const armGuard = (el, ms) => {
     w.__koGuardInstalled = true;
     const check = (e) => {
       const g = w.__koGuard;
-      if (!g || performance.now() > g.until) return;
+      // Only input kobrowser sends is guarded: the page's own scripts may
+      // dispatch events to other elements at any time.
+      if (!g || !e.isTrusted || performance.now() > g.until) return;
+      g.counts[e.type] = (g.counts[e.type] || 0) + 1;
       if (e.composedPath().includes(g.el)) { g.ok++; return; }
       g.blocked++;
       e.stopImmediatePropagation();
       e.preventDefault();
     };
     for (const t of GUARD_TYPES) w.addEventListener(t, check, true);
+    // Moves are only counted (hover waits for them), never blocked.
+    w.addEventListener('mousemove', (e) => {
+      const g = w.__koGuard;
+      if (g && e.isTrusted) g.counts.mousemove = (g.counts.mousemove || 0) + 1;
+    }, true);
   }
-  w.__koGuard = {el, ok: 0, blocked: 0, until: performance.now() + ms};
+  w.__koGuard = {el, ok: 0, blocked: 0, counts: {}, until: performance.now() + ms};
 };
 """
 
@@ -132,9 +140,19 @@ HOP = (
 }"""
 )
 
-GUARD_READ = r"""function(keep) {
+GUARD_READ = r"""async function(keep, wait) {
+  // `wait` ({mouseup: 2}): input to an out-of-process frame is delivered
+  // after the page session acknowledged it, so wait (briefly) until this
+  // frame has seen the events before judging where they went.
   const w = (this.ownerDocument || document).defaultView;
-  const g = w.__koGuard; if (!keep) w.__koGuard = null;
+  const g = w.__koGuard;
+  if (g && wait) {
+    const done = () => Object.entries(wait).every(([t, n]) => (g.counts[t] || 0) >= n);
+    const until = performance.now() + 1000;
+    while (!done() && performance.now() < until)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  if (!keep && w.__koGuard === g) w.__koGuard = null;
   return g ? {ok: g.ok, blocked: g.blocked} : null;
 }"""
 
