@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import socket
 import statistics
@@ -47,15 +48,19 @@ def _script() -> list[str]:
     return [str(script)]
 
 
-def _time(command: list[str], env: dict[str, str], expect: str | None) -> float:
+def _time(command: list[str], env: dict[str, str], expect: str | None) -> tuple[float, float]:
+    """(wall ms, CPU ms of the process: user + system, far less sensitive to load)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode != 0 or (expect is not None and done.stdout != expect):
         raise RuntimeError(
             f"{command} exited {done.returncode}: {done.stdout!r} {done.stderr.strip()}"
         )
-    return elapsed * 1000
+    return elapsed * 1000, cpu * 1000
 
 
 def _round_trip(path: Path, title: str) -> float:
@@ -87,6 +92,7 @@ def run(quick: bool = False) -> str:
         ),
     }
     times: dict[str, list[float]] = {name: [] for name in rows}
+    cpu: dict[str, list[float]] = {name: [] for name in rows}
     round_trips: list[float] = []
     try:
         opened = subprocess.run(
@@ -103,7 +109,9 @@ def run(quick: bool = False) -> str:
                 _time(command, env, expect)
         for _ in range(rounds):  # interleaved, so load changes hit every row alike
             for name, (command, expect) in rows.items():
-                times[name].append(_time(command, env, expect))
+                wall, used = _time(command, env, expect)
+                times[name].append(wall)
+                cpu[name].append(used)
             round_trips.append(_round_trip(directory / "default.sock", title))
     finally:
         subprocess.run([*ko, "close"], env=env, capture_output=True, check=False)
@@ -115,19 +123,19 @@ def run(quick: bool = False) -> str:
         f"{rounds} interleaved rounds; wall time of the whole process, daemon warm. "
         f"Load average at the end (1/5/15 min): {load} on {os.cpu_count()} CPUs.",
         "",
-        "| command | median ms | p10 ms | p90 ms | median over floor ms |",
-        "|---|---:|---:|---:|---:|",
+        "| command | median ms | p10 ms | p90 ms | median over floor ms | CPU median ms |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for name, samples in times.items():
         deciles = statistics.quantiles(samples, n=10)
         median = statistics.median(samples)
         lines.append(
             f"| {name} | {median:.1f} | {deciles[0]:.1f} | {deciles[-1]:.1f} "
-            f"| {median - floor:+.1f} |"
+            f"| {median - floor:+.1f} | {statistics.median(cpu[name]):.1f} |"
         )
     lines.append(
         f"| (in-process: one `get title` request over the socket) "
-        f"| {statistics.median(round_trips):.1f} | | | |"
+        f"| {statistics.median(round_trips):.1f} | | | | |"
     )
     warm = statistics.median(times["ko-browser get title"]) - floor
     bypass = statistics.median(times["same, library __init__ bypassed"]) - floor

@@ -11,10 +11,10 @@ timeout is reported, never retried.
 
 from __future__ import annotations
 
+import _socket as socket  # not `socket`: its enum set-up costs ms on every command
 import errno
 import json
 import os
-import socket
 import sys
 import time
 from pathlib import Path
@@ -198,38 +198,46 @@ def _connect(path: Path) -> tuple[socket.socket | None, bool]:
 def _exchange(
     sock: socket.socket, request: dict[str, Any], budget: float, paths: SessionPaths
 ) -> dict[str, Any]:
-    """Send the request once and read its one reply line."""
-    with sock:
-        sock.settimeout(budget)
-        try:
-            sock.sendall(encode(request))
-        except OSError as exc:
-            # Nothing or part of a line reached the daemon: it cannot run a partial line.
-            raise ClientError(
-                f"lost the session daemon while sending ({exc.strerror or exc})",
-                "run the command again",
-            ) from None
-        chunks: list[bytes] = []
-        try:
-            while True:
-                chunk = sock.recv(1 << 16)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                if chunk.endswith(b"\n"):
-                    break
-        except TimeoutError:
-            raise ClientError(
-                f"no answer from session {paths.name!r} within {budget:g} s; the command was "
-                "sent once and is not repeated, it may still finish",
-                "check with `ko-browser get url` or `ko-browser snapshot`",
-                "ClientTimeout",
-            ) from None
-        except OSError as exc:
-            chunks = []
-            reason = exc.strerror or str(exc)
-        else:
-            reason = "connection closed"
+    """Send the request once and read its one reply line; close the socket."""
+    try:
+        return _send_and_read(sock, request, budget, paths)
+    finally:
+        sock.close()
+
+
+def _send_and_read(
+    sock: socket.socket, request: dict[str, Any], budget: float, paths: SessionPaths
+) -> dict[str, Any]:
+    sock.settimeout(budget)
+    try:
+        sock.sendall(encode(request))
+    except OSError as exc:
+        # Nothing or part of a line reached the daemon: it cannot run a partial line.
+        raise ClientError(
+            f"lost the session daemon while sending ({exc.strerror or exc})",
+            "run the command again",
+        ) from None
+    chunks: list[bytes] = []
+    try:
+        while True:
+            chunk = sock.recv(1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            if chunk.endswith(b"\n"):
+                break
+    except TimeoutError:
+        raise ClientError(
+            f"no answer from session {paths.name!r} within {budget:g} s; the command was "
+            "sent once and is not repeated, it may still finish",
+            "check with `ko-browser get url` or `ko-browser snapshot`",
+            "ClientTimeout",
+        ) from None
+    except OSError as exc:
+        chunks = []
+        reason = exc.strerror or str(exc)
+    else:
+        reason = "connection closed"
     data = b"".join(chunks)
     if not data.endswith(b"\n"):
         raise ClientError(
