@@ -468,3 +468,18 @@ def test_chrome_killed_stops_the_daemon_and_the_next_command_starts_anew(ko: Ko)
     assert wait_gone(before["pid"]), "the daemon kept running without its Chrome"
     assert ko.ok("eval", "typeof window.mark") == "undefined\n"
     assert ko.status("default")["pid"] != before["pid"]
+
+
+def test_client_timeout_does_not_resend(ko: Ko) -> None:
+    ko.ok("eval", "window.count = 0")
+    daemon = ko.status("default")["pid"]
+    os.kill(daemon, signal.SIGSTOP)  # the daemon cannot answer in time
+    try:
+        result = ko("eval", "++window.count", "--timeout", "1")
+    finally:
+        os.kill(daemon, signal.SIGCONT)
+    assert result.returncode == 1
+    assert "not repeated" in one_line_error(result)
+    # The daemon ran the request once when it woke up; nobody sent it again.
+    ko.ok("wait", "--fn", "window.count >= 1")
+    assert ko.ok("eval", "window.count") == "1\n"
