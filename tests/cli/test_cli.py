@@ -483,3 +483,22 @@ def test_client_timeout_does_not_resend(ko: Ko) -> None:
     # The daemon ran the request once when it woke up; nobody sent it again.
     ko.ok("wait", "--fn", "window.count >= 1")
     assert ko.ok("eval", "window.count") == "1\n"
+
+
+def test_launch_failure_is_one_line_and_leaves_no_daemon(ko: Ko, runtime: Runtime) -> None:
+    result = ko("--executable-path", "/nonexistent/chrome", "get", "url")
+    assert result.returncode == 1
+    line = one_line_error(result)
+    assert "/nonexistent/chrome" in line and "--executable-path" in line
+    assert not runtime.path("default", "sock").exists()
+    deadline = time.monotonic() + 30  # the daemon exits right after reporting
+    while runtime.processes() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert runtime.processes() == []
+
+
+def test_navigation_error_exits_1(ko: Ko) -> None:
+    result = ko("open", "http://127.0.0.1:1/")  # a port Chrome refuses
+    assert result.returncode == 1
+    assert "127.0.0.1:1" in one_line_error(result)
+    assert ko.ok("get", "url") != ""  # the session survives
