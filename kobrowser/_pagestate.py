@@ -291,6 +291,14 @@ class PageState:
         self._states[loader] = self._states.pop(loader, set())
         self._notify()
 
+    def mark(self, loader_id: str, state: str) -> None:
+        """Record that document ``loader_id`` reached ``state`` (and the states before)."""
+        states = self._states.setdefault(loader_id, set())
+        states.add("domcontentloaded")
+        if state == "load":
+            states.add("load")
+        self._notify()
+
     def _on_started_loading(self, raw: msgspec.Raw) -> None:
         if _FRAME_ID.decode(raw).frameId == self.main_frame_id:
             self.navigating = True
@@ -416,12 +424,26 @@ class PageStateMixin(TabCore):
 
     async def _init(self) -> None:
         self._page.watch_page(self.cdp)
+        # Page first: lifecycle events are only reported with it enabled, and
+        # enabling them reports the current document's states so far.
+        await self.cdp.send("Page.enable")
         await self.cdp.send("Network.enable")
-        # Chrome answers with the current document's lifecycle events so far.
         await self.cdp.send("Page.setLifecycleEventsEnabled", {"enabled": True})
         await super()._init()
         tree = await self.cdp.send("Page.getFrameTree")
         self._page.seed(tree.get("frameTree", {}).get("frame", {}))
+        await self._seed_ready_state()
+
+    async def _seed_ready_state(self) -> None:
+        """A tab set up late (a popup) may have missed its document's events."""
+        page = self._page
+        loader = page.loader_id
+        if not loader or page.reached(loader, "load"):
+            return
+        with contextlib.suppress(KoBrowserError):
+            state = await self.evaluate("document.readyState", timeout=self.timeout)
+            if page.loader_id == loader and state in ("interactive", "complete"):
+                page.mark(loader, "load" if state == "complete" else "domcontentloaded")
 
     def _on_frame_attached(self, session: CDPSession) -> None:
         async def enable_network() -> None:
