@@ -156,13 +156,16 @@ class Daemon:
 
     async def first_tab(self, browser: kobrowser.Browser) -> None:
         """Use the tab Chrome starts with (launched), or open one (--cdp)."""
+        tab: kobrowser.Tab | None = None
         wait_for_tab = getattr(browser, "wait_for_tab", None)
-        if not self.cdp and not browser.tabs and callable(wait_for_tab):
-            with contextlib.suppress(kobrowser.KoBrowserError, TimeoutError):
-                await wait_for_tab(timeout=5)
-        if self.cdp or not browser.tabs:
-            await browser.new_tab()
-        tab = browser.tabs[-1]
+        if not self.cdp and callable(wait_for_tab):
+            if browser.tabs:
+                tab = browser.tabs[0]
+            else:
+                with contextlib.suppress(kobrowser.KoBrowserError, TimeoutError):
+                    tab = await wait_for_tab(timeout=5)
+        if tab is None:  # with --cdp, never take over a tab of the user's
+            tab = await browser.new_tab()
         switch_to = getattr(browser, "switch_to", None)
         if callable(switch_to):
             await switch_to(tab)
