@@ -502,3 +502,18 @@ def test_navigation_error_exits_1(ko: Ko) -> None:
     assert result.returncode == 1
     assert "127.0.0.1:1" in one_line_error(result)
     assert ko.ok("get", "url") != ""  # the session survives
+
+
+def test_close_does_not_queue_behind_a_running_action(ko: Ko) -> None:
+    ko.ok("get", "url")
+    # eval changes the page, so it holds the session's action lock while it runs.
+    busy = ko.popen("eval", "new Promise(r => setTimeout(r, 600000))", "--timeout", "600")
+    deadline = time.monotonic() + 60
+    while ko.status("default")["running"] == 0:
+        assert busy.poll() is None, busy.communicate()
+        assert time.monotonic() < deadline, "the eval never started"
+        time.sleep(0.05)
+    assert ko.ok("get", "url") == "about:blank\n"  # reads do not take the lock
+    assert ko.ok("close") == "closed\n"
+    _, err = busy.communicate(timeout=60)
+    assert busy.returncode == 1 and "closed" in err
