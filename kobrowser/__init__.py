@@ -5,10 +5,8 @@ The public API is re-exported here; everything else is private.
 
 from __future__ import annotations
 
-from ._browser import Browser, connect, launch
-from ._context import BrowserContext
-from ._dialogs import Dialog
-from ._downloads import Download
+import typing as _typing
+
 from ._exceptions import (
     CDPError,
     CDPTimeoutError,
@@ -28,11 +26,55 @@ from ._exceptions import (
     WaitTimeoutError,
     WrongElementKindError,
 )
-from ._pagestate import Response
-from ._snapshot import Element, Snapshot
-from ._tab import Tab
-from .cdp import CDPEvent, CDPSession, EventStream
-from .snapshot import ParsedSnapshot, SnapshotLine, parse_snapshot
+
+if _typing.TYPE_CHECKING:
+    from ._browser import Browser, connect, launch
+    from ._context import BrowserContext
+    from ._dialogs import Dialog
+    from ._downloads import Download
+    from ._pagestate import Response
+    from ._snapshot import Element, Snapshot
+    from ._tab import Tab
+    from .cdp import CDPEvent, CDPSession, EventStream
+    from .snapshot import ParsedSnapshot, SnapshotLine, parse_snapshot
+
+# Everything but the exceptions is imported on first use, so that the
+# `ko-browser` client (which only talks to its daemon) starts without loading
+# aiohttp, msgspec or anyio.
+_LAZY = {
+    "Browser": "._browser",
+    "connect": "._browser",
+    "launch": "._browser",
+    "BrowserContext": "._context",
+    "Dialog": "._dialogs",
+    "Download": "._downloads",
+    "Response": "._pagestate",
+    "Element": "._snapshot",
+    "Snapshot": "._snapshot",
+    "Tab": "._tab",
+    "CDPEvent": ".cdp",
+    "CDPSession": ".cdp",
+    "EventStream": ".cdp",
+    "ParsedSnapshot": ".snapshot",
+    "SnapshotLine": ".snapshot",
+    "parse_snapshot": ".snapshot",
+}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kobrowser' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __version__ = "0.1.0"
 
