@@ -1,4 +1,4 @@
-"""Process inspection for the real-Chromium tests (Linux /proc), and a known-bug mark."""
+"""Process inspection for the real-Chromium tests (Linux /proc)."""
 
 from __future__ import annotations
 
@@ -6,17 +6,6 @@ import os
 from pathlib import Path
 
 import anyio
-import pytest
-
-# Browser.__aenter__/__aexit__ (kobrowser/_browser.py, not this suite's file) pass
-# errors through their task group, which wraps them in an ExceptionGroup:
-# `except LaunchError` around `async with launch()` never matches. Strict, and
-# only for that exception type: once fixed these XPASS and the mark must go.
-wrapped_by_task_group = pytest.mark.xfail(
-    raises=BaseExceptionGroup,
-    strict=True,
-    reason="Browser wraps the block's / the launch's error in an ExceptionGroup",
-)
 
 
 def _stat(pid: str) -> tuple[str, int] | None:

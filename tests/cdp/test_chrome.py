@@ -21,7 +21,7 @@ import kobrowser
 from kobrowser import ConnectionClosedError, TargetClosedError
 from kobrowser.cdp import CDPSession, find_chrome
 
-from ._procs import assert_gone, wrapped_by_task_group
+from ._procs import assert_gone
 
 pytestmark = pytest.mark.anyio
 
@@ -229,7 +229,6 @@ async def test_connect_to_an_external_chrome(external_chrome: ExternalChrome, fo
         assert any(info["type"] == "page" for info in targets)  # the browser's own tab
 
 
-@wrapped_by_task_group
 async def test_connect_to_nothing_fails_fast() -> None:
     with anyio.fail_after(SOON):
         with pytest.raises(ConnectionClosedError):

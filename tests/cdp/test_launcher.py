@@ -14,7 +14,7 @@ import kobrowser
 from kobrowser import LaunchError
 from kobrowser.cdp import _launcher, find_chrome
 
-from ._procs import assert_gone, leftovers, live_group_members, wrapped_by_task_group
+from ._procs import assert_gone, leftovers, live_group_members
 
 SOON = 10.0
 
@@ -121,7 +121,6 @@ def test_launch_with_missing_executable_raises_before_starting(tmp_path: Path) -
 
 
 @pytest.mark.anyio
-@wrapped_by_task_group
 async def test_launch_error_carries_stderr_tail(tmp_path: Path, private_tmp: Path) -> None:
     script = make_executable(
         tmp_path / "dying-chrome",
@@ -137,7 +136,6 @@ async def test_launch_error_carries_stderr_tail(tmp_path: Path, private_tmp: Pat
 
 
 @pytest.mark.anyio
-@wrapped_by_task_group
 async def test_launch_times_out_when_no_endpoint_is_printed(
     tmp_path: Path, private_tmp: Path
 ) -> None:
@@ -173,7 +171,6 @@ async def test_launch_close_leaves_no_process_and_no_profile(private_tmp: Path) 
 
 
 @pytest.mark.anyio
-@wrapped_by_task_group
 async def test_launch_cleans_up_when_the_block_raises(private_tmp: Path) -> None:
     pid = None
     with pytest.raises(RuntimeError, match="the body failed"):
