@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.abc
 
+from ._concurrency import exit_unwrapped
 from ._context import BrowserContext
 from ._downloads import Download, Downloads, download_behavior
 from ._exceptions import KoBrowserError, TargetClosedError, WaitTimeoutError
@@ -110,37 +111,6 @@ def connect(
     return Browser(endpoint=endpoint, timeout=timeout, download_dir=download_dir)
 
 
-async def _exit_unwrapped(
-    stack: AsyncExitStack,
-    exc_type: type[BaseException] | None,
-    exc: BaseException | None,
-    tb: TracebackType | None,
-) -> bool | None:
-    """Exit ``stack``; a task group's single-error ``ExceptionGroup`` becomes that error.
-
-    The browser's task group spans the user's ``async with`` block, so anyio
-    would wrap a ``LaunchError`` or the user's own exception in a group;
-    callers expect ``except LaunchError`` (or their own type) to work.
-    """
-    try:
-        return await stack.__aexit__(exc_type, exc, tb)
-    except BaseExceptionGroup as group:
-        leaves = _leaves(group)
-        if len(leaves) == 1:
-            raise leaves[0] from None
-        raise
-
-
-def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
-    found: list[BaseException] = []
-    for error in group.exceptions:
-        if isinstance(error, BaseExceptionGroup):
-            found.extend(_leaves(error))
-        else:
-            found.append(error)
-    return found
-
-
 class Browser(CurrentTabMixin, TargetTracking):
     """A browser reached over one CDP connection; holds its tabs and contexts.
 
@@ -217,7 +187,7 @@ class Browser(CurrentTabMixin, TargetTracking):
         except BaseException as exc:
             self._closed = True
             self._remove_temp_dir()
-            if not await _exit_unwrapped(stack, type(exc), exc, exc.__traceback__):
+            if not await exit_unwrapped(stack, type(exc), exc, exc.__traceback__):
                 raise
             raise  # pragma: no cover - the stack never swallows
         self._stack = stack
@@ -231,7 +201,7 @@ class Browser(CurrentTabMixin, TargetTracking):
     ) -> bool | None:
         await self.aclose()
         assert self._stack is not None
-        return await _exit_unwrapped(self._stack, exc_type, exc, tb)
+        return await exit_unwrapped(self._stack, exc_type, exc, tb)
 
     async def aclose(self) -> None:
         """Close tabs and contexts opened here, the connection, and a launched Chrome.

@@ -8,11 +8,13 @@ not a group. Cancellation is never swallowed.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from types import TracebackType
 from typing import Any
 
 import anyio
 
-__all__ = ["gather", "unwrap_group"]
+__all__ = ["exit_unwrapped", "gather", "unwrap_group"]
 
 
 def unwrap_group(group: BaseExceptionGroup[BaseException]) -> BaseException:
@@ -42,3 +44,35 @@ async def gather(*functions: Callable[[], Awaitable[Any]]) -> list[Any]:
         error = unwrap_group(group)
         raise error from None
     return results
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    found: list[BaseException] = []
+    for error in group.exceptions:
+        if isinstance(error, BaseExceptionGroup):
+            found.extend(_leaves(error))
+        else:
+            found.append(error)
+    return found
+
+
+async def exit_unwrapped(
+    stack: AsyncExitStack,
+    exc_type: type[BaseException] | None,
+    exc: BaseException | None,
+    tb: TracebackType | None,
+) -> bool | None:
+    """Exit ``stack``; a task group's single-error ``ExceptionGroup`` becomes that error.
+
+    A task group that spans the user's ``async with`` block would wrap a
+    ``LaunchError`` or the user's own exception in a group; callers expect
+    ``except LaunchError`` (or their own type) to work. Several distinct
+    errors stay a group.
+    """
+    try:
+        return await stack.__aexit__(exc_type, exc, tb)
+    except BaseExceptionGroup as group:
+        leaves = _leaves(group)
+        if len(leaves) == 1:
+            raise leaves[0] from None
+        raise

@@ -18,6 +18,7 @@ import msgspec
 
 from ._exceptions import KoBrowserError
 from .cdp import CDPSession
+from .cdp._events import ATTACHED, DETACHED
 
 __all__ = ["FrameRegistry", "FrameSession"]
 
@@ -25,23 +26,6 @@ _log = logging.getLogger("kobrowser.frames")
 
 _AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": True}
 
-
-class _TargetInfo(msgspec.Struct):
-    targetId: str
-    type: str = ""
-
-
-class _Attached(msgspec.Struct):
-    sessionId: str
-    targetInfo: _TargetInfo
-
-
-class _Detached(msgspec.Struct):
-    sessionId: str | None = None
-
-
-_ATTACHED = msgspec.json.Decoder(_Attached)
-_DETACHED = msgspec.json.Decoder(_Detached)
 
 Spawn = Callable[[Callable[[], Coroutine[Any, Any, None]]], None]
 
@@ -89,7 +73,7 @@ class FrameRegistry:
         session.add_listener("Target.detachedFromTarget", self._on_detached)
 
     def _on_attached(self, parent: CDPSession, raw: msgspec.Raw) -> None:
-        attached = _ATTACHED.decode(raw)
+        attached = ATTACHED.decode(raw)
         if attached.targetInfo.type != "iframe":
             return
         session = parent.connection.session(attached.sessionId)
@@ -102,7 +86,7 @@ class FrameRegistry:
         self._spawn(lambda: self._set_up(session))
 
     def _on_detached(self, raw: msgspec.Raw) -> None:
-        session_id = _DETACHED.decode(raw).sessionId
+        session_id = DETACHED.decode(raw).sessionId
         for frame_id, frame in list(self._frames.items()):
             if frame.session.id == session_id:
                 del self._frames[frame_id]

@@ -30,6 +30,7 @@ import msgspec
 
 from ._exceptions import KoBrowserError
 from ._tab_core import TabCore
+from .cdp._events import ATTACHED, DETACHED
 
 if TYPE_CHECKING:
     from ._browser import Browser
@@ -129,20 +130,6 @@ class _ResponseReceived(msgspec.Struct):
     response: _HTTPResponse = msgspec.field(default_factory=_HTTPResponse)
 
 
-class _TargetInfo(msgspec.Struct):
-    targetId: str
-    type: str = ""
-
-
-class _Attached(msgspec.Struct):
-    sessionId: str
-    targetInfo: _TargetInfo
-
-
-class _Detached(msgspec.Struct):
-    sessionId: str | None = None
-
-
 _FRAME_NAVIGATED = msgspec.json.Decoder(_FrameNavigated)
 _WITHIN_DOCUMENT = msgspec.json.Decoder(_WithinDocument)
 _LIFECYCLE = msgspec.json.Decoder(_Lifecycle)
@@ -150,8 +137,6 @@ _FRAME_ID = msgspec.json.Decoder(_FrameId)
 _REQUEST = msgspec.json.Decoder(_RequestWillBeSent)
 _DONE = msgspec.json.Decoder(_RequestDone)
 _RESPONSE = msgspec.json.Decoder(_ResponseReceived)
-_ATTACHED = msgspec.json.Decoder(_Attached)
-_DETACHED = msgspec.json.Decoder(_Detached)
 
 _LIFECYCLE_NAMES = {"DOMContentLoaded": "domcontentloaded", "load": "load"}
 
@@ -365,7 +350,7 @@ class PageState:
             self._responses.popitem(last=False)
 
     def _on_attached(self, parent: CDPSession, raw: msgspec.Raw) -> None:
-        attached = _ATTACHED.decode(raw)
+        attached = ATTACHED.decode(raw)
         if attached.targetInfo.type != "iframe":
             return
         session = parent.connection.session(attached.sessionId)
@@ -383,7 +368,7 @@ class PageState:
             self._idle_since = time.monotonic()
 
     def _on_detached(self, raw: msgspec.Raw) -> None:
-        sid = _DETACHED.decode(raw).sessionId
+        sid = DETACHED.decode(raw).sessionId
         self._sessions.discard(sid)
         gone = [key for key, (owner, _, _) in self._inflight.items() if owner == sid]
         if gone:

@@ -17,6 +17,7 @@ import msgspec
 
 from ._exceptions import KoBrowserError
 from ._tab import Tab
+from .cdp._events import ATTACHED
 
 if TYPE_CHECKING:
     from ._browser import Browser
@@ -27,23 +28,10 @@ if TYPE_CHECKING:
 __all__ = ["TargetTracking"]
 
 
-class _TargetInfo(msgspec.Struct):
-    targetId: str
-    type: str = ""
-    openerId: str | None = None
-    browserContextId: str | None = None
-
-
-class _Attached(msgspec.Struct):
-    sessionId: str
-    targetInfo: _TargetInfo
-
-
 class _Gone(msgspec.Struct):
     targetId: str | None = None
 
 
-_ATTACHED = msgspec.json.Decoder(_Attached)
 _GONE = msgspec.json.Decoder(_Gone)
 
 
@@ -70,7 +58,7 @@ class TargetTracking:
         raise NotImplementedError  # pragma: no cover - defined by Browser
 
     def _on_attached(self, raw: msgspec.Raw) -> None:
-        attached = _ATTACHED.decode(raw)
+        attached = ATTACHED.decode(raw)
         info = attached.targetInfo
         session = self.connection.session(attached.sessionId)
         existing = self._attaching_existing

@@ -25,6 +25,7 @@ from .._exceptions import (
     ProtocolError,
     TargetClosedError,
 )
+from ._events import ATTACHED, DETACHED
 from ._session import CDPSession
 from ._transport import on_asyncio
 
@@ -53,28 +54,11 @@ class _Envelope(msgspec.Struct):
     params: msgspec.Raw = msgspec.Raw()
 
 
-class _TargetInfo(msgspec.Struct):
-    targetId: str
-    type: str = ""
-
-
-class _Attached(msgspec.Struct):
-    sessionId: str
-    targetInfo: _TargetInfo
-
-
-class _Detached(msgspec.Struct):
-    sessionId: str | None = None
-    targetId: str | None = None
-
-
 class _TargetRef(msgspec.Struct):
     targetId: str
 
 
 _ENVELOPE = msgspec.json.Decoder(_Envelope)
-_ATTACHED = msgspec.json.Decoder(_Attached)
-_DETACHED = msgspec.json.Decoder(_Detached)
 _TARGET_REF = msgspec.json.Decoder(_TargetRef)
 _ENCODE = msgspec.json.Encoder().encode
 _EMPTY = msgspec.Raw(b"{}")
@@ -304,13 +288,13 @@ class Connection:
     def _lifecycle(self, method: str, envelope: _Envelope) -> None:
         try:
             if method == "Target.attachedToTarget":
-                attached = _ATTACHED.decode(envelope.params)
+                attached = ATTACHED.decode(envelope.params)
                 session = self.session(attached.sessionId)
                 session.target_id = attached.targetInfo.targetId
                 session.target_type = attached.targetInfo.type
                 session.parent_id = envelope.sessionId
             elif method == "Target.detachedFromTarget":
-                detached = _DETACHED.decode(envelope.params)
+                detached = DETACHED.decode(envelope.params)
                 if detached.sessionId is not None:
                     self._close_session(detached.sessionId, "the target was detached")
             elif method == "Inspector.targetCrashed":
