@@ -34,6 +34,7 @@ from ._resolve import Target, call, locate, resolve
 __all__ = ["ActionsMixin"]
 
 _GUARD_MS = 5000  # cleared right after each action; only a safety net
+_GUARD_READ_S = 5.0  # deadline floor for reading a guard after input was sent
 _CHECKABLE = ("checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio")
 
 
@@ -186,11 +187,13 @@ class ActionsMixin(TabCore):
                 _scripts.GUARD_READ,
                 keep,
                 wait,
-                timeout=self._left(deadline),
+                # The input is already sent: finding out where it went must
+                # not be cut short by the action's own (nearly spent) deadline.
+                timeout=max(self._left(deadline), _GUARD_READ_S),
                 await_promise=True,
             )
-        except (ProtocolError, TargetClosedError, KoBrowserError):
-            return None  # the click navigated or closed the frame: it was delivered
+        except (ProtocolError, TargetClosedError):
+            return None  # the input navigated or closed the frame: it was delivered
         return guard if isinstance(guard, dict) else None
 
     async def dblclick(self, element_id: int, *, timeout: float | None = None) -> None:

@@ -54,6 +54,8 @@ setInterval(() => {
 </script></body></html>"""
 
 
+# 500 snapshot+click steps take minutes on a loaded 2-core machine.
+@pytest.mark.timeout(1200)
 async def test_never_clicks_a_wrong_element(open_tab: Any, server: Any) -> None:
     server.set_page("/torture.html", TORTURE)
     outcomes = {"clicked": 0, "stale": 0, "not interactable": 0}
