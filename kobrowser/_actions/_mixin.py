@@ -26,10 +26,10 @@ from .._exceptions import (
     TargetClosedError,
     WrongElementKindError,
 )
-from .._tab_core import TabCore
 from . import _scripts
-from ._input import Mouse, modifier_mask, press_combo, type_text
-from ._resolve import Target, call, locate, resolve
+from ._input import modifier_mask, press_combo, type_text
+from ._readers import ReadersMixin
+from ._resolve import Target, call, locate
 
 __all__ = ["ActionsMixin"]
 
@@ -47,35 +47,8 @@ def _existing_files(files: Sequence[str | os.PathLike[str]]) -> list[str]:
     return paths
 
 
-class ActionsMixin(TabCore):
+class ActionsMixin(ReadersMixin):
     """Act on elements by their snapshot id."""
-
-    _mouse_state: Mouse | None = None
-
-    @property
-    def _mouse(self) -> Mouse:
-        if self._mouse_state is None:
-            self._mouse_state = Mouse(self.cdp)
-        return self._mouse_state
-
-    def _limit(self, timeout: float | None) -> float:
-        return self.timeout if timeout is None else timeout
-
-    async def _resolve(self, element_id: int, timeout: float) -> Target:
-        return await resolve(self._last_snapshot, element_id, timeout=timeout)
-
-    async def _run(self, element_id: int, timeout: float | None, body: Any) -> Any:
-        """Run ``body(target, deadline)`` with the element resolved and fresh."""
-        limit = self._limit(timeout)
-        deadline = anyio.current_time() + limit
-        target = await self._resolve(element_id, limit)
-        return await body(target, deadline)
-
-    @staticmethod
-    def _left(deadline: float) -> float:
-        return max(deadline - anyio.current_time(), 0.05)
-
-    # -- pointer -------------------------------------------------------------
 
     async def click(
         self,
@@ -495,80 +468,3 @@ class ActionsMixin(TabCore):
             )
 
         await self._run(element_id, timeout, body)
-
-    # -- reading ---------------------------------------------------------------
-
-    async def _info(self, element_id: int, what: str, arg: Any, timeout: float | None) -> Any:
-        async def body(target: Target, deadline: float) -> Any:
-            return await call(
-                target.session,
-                target.object_id,
-                _scripts.INFO,
-                what,
-                arg,
-                timeout=self._left(deadline),
-            )
-
-        return await self._run(element_id, timeout, body)
-
-    async def text(self, element_id: int, *, timeout: float | None = None) -> str:
-        """The rendered text of element ``element_id``."""
-        return str(await self._info(element_id, "text", None, timeout) or "")
-
-    async def html(self, element_id: int, *, timeout: float | None = None) -> str:
-        """The outer HTML of element ``element_id``."""
-        return str(await self._info(element_id, "html", None, timeout) or "")
-
-    async def value(self, element_id: int, *, timeout: float | None = None) -> str | None:
-        """The current value of a form field (None for elements without one)."""
-        result = await self._info(element_id, "value", None, timeout)
-        return None if result is None else str(result)
-
-    async def attr(self, element_id: int, name: str, *, timeout: float | None = None) -> str | None:
-        """The value of attribute ``name`` (None when absent)."""
-        result = await self._info(element_id, "attr", name, timeout)
-        return None if result is None else str(result)
-
-    async def is_visible(self, element_id: int, *, timeout: float | None = None) -> bool:
-        """Whether element ``element_id`` has a visible box."""
-        return bool(await self._info(element_id, "visible", None, timeout))
-
-    async def is_enabled(self, element_id: int, *, timeout: float | None = None) -> bool:
-        """Whether element ``element_id`` is enabled (not disabled or aria-disabled)."""
-        return bool(await self._info(element_id, "enabled", None, timeout))
-
-    async def is_checked(self, element_id: int, *, timeout: float | None = None) -> bool:
-        """Whether a checkbox, radio, switch or toggle button is on.
-
-        Raises:
-            WrongElementKindError: the element has no checked state.
-        """
-
-        async def body(target: Target, deadline: float) -> bool:
-            state = await call(
-                target.session, target.object_id, _scripts.CHECKED, timeout=self._left(deadline)
-            )
-            if state is None:
-                raise WrongElementKindError(
-                    f"element {element_id} ({target.element.role}) has no checked state",
-                    element_id,
-                )
-            return state is True
-
-        result: bool = await self._run(element_id, timeout, body)
-        return result
-
-    async def box(self, element_id: int, *, timeout: float | None = None) -> dict[str, float]:
-        """The element's box in top-page CSS pixels: ``{x, y, width, height}``.
-
-        Scrolls it into view first.
-        """
-
-        async def body(target: Target, deadline: float) -> dict[str, float]:
-            _x, _y, rect = await locate(
-                target, timeout=self._left(deadline), hit=False, enabled=False
-            )
-            return {k: float(rect[k]) for k in ("x", "y", "width", "height")}
-
-        result: dict[str, float] = await self._run(element_id, timeout, body)
-        return result
