@@ -2,8 +2,10 @@
 
 The pure part (no browser, no I/O) lives here: decoding structs for
 ``Accessibility.getFullAXTree`` (``_ax``), the role table (``_roles``), tree
-building with frame merging (``_tree``), the modes (``_filter``), numbering and
-text (``_format``) and a parser for the text (``_parse``).
+building with frame merging (``_tree``, with the printed ``Node`` in ``_node``,
+text runs in ``_runs``, label text in ``_labels`` and states in ``_states``),
+the modes (``_filter``), numbering and text (``_format``) and a parser for the
+text (``_parse``).
 
 Pipeline::
 

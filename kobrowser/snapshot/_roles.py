@@ -22,7 +22,7 @@ a *kind* that decides when an element is printed:
     containers (``LayoutTable*``, ``Pre``, ``SectionWithoutName``,
     ``HeaderAsNonLandmark`` ...), ``Unknown`` and roles that map to nothing.
 ``TEXT``
-    ``StaticText``: a text piece, see the text rules in ``_tree``.
+    ``StaticText``: a text piece, see the text rules in ``_runs``.
 ``BREAK``
     ``LineBreak``: never printed; separates text pieces with a space.
 ``SKIP``
@@ -158,7 +158,7 @@ BLOCK_ROLES: Final[frozenset[str]] = frozenset(
         "legend",
     }
 )
-"""Block-level roles: unprinted, they still end a run of text (see ``_tree``)."""
+"""Block-level roles: unprinted, they still end a run of text (see ``_runs``)."""
 
 FIELD_ROLES: Final[frozenset[str]] = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
 """Roles whose text content is not printed when they carry ``editable``."""
