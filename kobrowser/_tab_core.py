@@ -19,7 +19,20 @@ from .cdp import CDPSession
 if TYPE_CHECKING:
     from ._browser import Browser
 
-__all__ = ["TabCore"]
+__all__ = ["TabCore", "runtime_value"]
+
+
+def runtime_value(result: dict[str, Any], what: str) -> Any:
+    """The JSON value of a ``Runtime.evaluate``/``callFunctionOn`` result.
+
+    Raises:
+        KoBrowserError: the script threw (``what: <the exception>``).
+    """
+    details = result.get("exceptionDetails")
+    if details:
+        text = details.get("exception", {}).get("description") or details.get("text")
+        raise KoBrowserError(f"{what}: {text}")
+    return result.get("result", {}).get("value")
 
 
 class TabCore:
@@ -120,11 +133,7 @@ class TabCore:
             {"expression": expression, "returnByValue": True, "awaitPromise": True},
             timeout=timeout,
         )
-        details = result.get("exceptionDetails")
-        if details:
-            text = details.get("exception", {}).get("description") or details.get("text")
-            raise KoBrowserError(f"JavaScript error: {text}")
-        return result.get("result", {}).get("value")
+        return runtime_value(result, "JavaScript error")
 
     async def title(self) -> str:
         """The document title."""

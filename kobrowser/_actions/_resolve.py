@@ -31,6 +31,7 @@ from .._exceptions import (
     TargetClosedError,
     UnknownElementError,
 )
+from .._tab_core import runtime_value
 from ..snapshot._roles import role_info
 from . import _scripts
 
@@ -297,11 +298,7 @@ async def call(
         },
         timeout=timeout,
     )
-    details = result.get("exceptionDetails")
-    if details:
-        text = details.get("exception", {}).get("description") or details.get("text")
-        raise KoBrowserError(f"page script failed: {text}")
-    return result.get("result", {}).get("value")
+    return runtime_value(result, "page script failed")
 
 
 def describe_cover(cover: dict[str, Any] | None) -> str:
