@@ -18,6 +18,13 @@
     A directory's own conftest.py may override ``anyio_backend`` entirely
     (for example ``params=["asyncio", "trio"]`` for every test below it).
 
+``browser`` / ``open_tab``
+    One Chromium per test module (``anyio_backend`` is module-scoped, so a
+    module-scoped async fixture is allowed), with a generous 60 s default
+    deadline (the machine is shared). ``async with open_tab(url) as tab:``
+    opens a tab on ``url`` and closes it on exit. A module that needs other
+    launch options defines its own ``browser``.
+
 ``react_vendor``
     Path prefix (``/vendor``) of the React 18 UMD builds that
     scripts/setup.sh copies into tests/pages/vendor/: skips the test when
@@ -28,10 +35,14 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
 import pytest
+
+import kobrowser
+from kobrowser import Browser, Tab
 
 _TESTS_DIR = Path(__file__).resolve().parent
 if str(_TESTS_DIR) not in sys.path:  # so `import _server` works in any import mode
@@ -97,3 +108,25 @@ def react_vendor() -> str:
             pytest.fail(msg)
         pytest.skip(msg)
     return "/vendor"
+
+
+OpenTab = Callable[[str], AbstractAsyncContextManager[Tab]]
+
+
+@pytest.fixture(scope="module")
+async def browser(anyio_backend: str) -> AsyncIterator[Browser]:
+    async with kobrowser.launch(timeout=60) as b:
+        yield b
+
+
+@pytest.fixture
+def open_tab(browser: Browser) -> OpenTab:
+    @asynccontextmanager
+    async def opener(url: str) -> AsyncIterator[Tab]:
+        tab = await browser.new_tab(url)
+        try:
+            yield tab
+        finally:
+            await tab.close()
+
+    return opener

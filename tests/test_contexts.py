@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 from _server import PageServer
 
-import kobrowser
 from kobrowser import Browser, KoBrowserError
 
 pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
-
-
-@pytest.fixture(scope="module")
-async def browser(anyio_backend: str) -> AsyncIterator[Browser]:
-    async with kobrowser.launch(timeout=60) as b:
-        yield b
 
 
 async def test_cookies_and_storage_are_isolated(browser: Browser, server: PageServer) -> None:

@@ -16,12 +16,6 @@ from kobrowser import Browser, NavigationError, Tab, WaitTimeoutError
 pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
 
 
-@pytest.fixture(scope="module")
-async def browser(anyio_backend: str) -> AsyncIterator[Browser]:
-    async with kobrowser.launch(timeout=60) as b:
-        yield b
-
-
 @pytest.fixture
 async def tab(browser: Browser) -> AsyncIterator[Tab]:
     tab = await browser.new_tab()

@@ -22,12 +22,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
 _AFTER_GATE = "<script>fetch('/gate').then((r) => r.text()).then(() => {{ {then} }});</script>"
 
 
-@pytest.fixture(scope="module")
-async def browser(anyio_backend: str) -> AsyncIterator[Browser]:
-    async with kobrowser.launch(timeout=60) as b:
-        yield b
-
-
 @pytest.fixture
 async def tab(browser: Browser) -> AsyncIterator[Tab]:
     tab = await browser.new_tab()

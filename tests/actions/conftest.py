@@ -1,10 +1,7 @@
 """Fixtures for the real-browser action tests.
 
-``browser``
-    One Chromium per test module (``anyio_backend`` is module-scoped).
-
-``open_tab``
-    ``async with open_tab(url) as tab:`` a new tab on ``url``, closed on exit.
+``browser`` and ``open_tab`` come from tests/conftest.py (one Chromium per
+test module; ``async with open_tab(url) as tab:``).
 
 ``page_url``
     ``url = page_url(body, head=..., cross=False)``: serves a small HTML
@@ -21,14 +18,13 @@ frames too.
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 
 import pytest
 from _server import PageServer
 
-import kobrowser
-from kobrowser import Browser, Tab
+from kobrowser import Tab
 
 from ._pages import page
 
@@ -36,26 +32,6 @@ _counter = itertools.count(1)
 
 OpenTab = Callable[[str], AbstractAsyncContextManager[Tab]]
 PageUrl = Callable[..., str]
-
-
-@pytest.fixture(scope="module")
-async def browser(anyio_backend: str) -> AsyncIterator[Browser]:
-    # Generous default timeout: the machine is shared with other Chromium runs.
-    async with kobrowser.launch(timeout=60) as b:
-        yield b
-
-
-@pytest.fixture
-def open_tab(browser: Browser) -> OpenTab:
-    @asynccontextmanager
-    async def opener(url: str) -> AsyncIterator[Tab]:
-        tab = await browser.new_tab(url)
-        try:
-            yield tab
-        finally:
-            await tab.close()
-
-    return opener
 
 
 @pytest.fixture

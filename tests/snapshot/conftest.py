@@ -1,13 +1,8 @@
 """Fixtures for the real-browser snapshot tests (tests/snapshot/test_browser_*.py).
 
-``browser``
-    One Chromium per test module (``anyio_backend`` is module-scoped, so a
-    module-scoped async fixture is allowed). Each test opens its own tabs and
-    closes them.
-
-``open_tab``
-    ``async with open_tab(url) as tab:`` a new tab on ``url`` (loaded, frame
-    sessions attached), closed on exit.
+``browser`` and ``open_tab`` come from tests/conftest.py (one Chromium per
+test module; ``async with open_tab(url) as tab:``). Each test opens its own
+tabs and closes them.
 
 ``snap_html``
     ``snap = await snap_html(html, **snapshot_options)``: serves ``html`` at a
@@ -24,15 +19,14 @@ gapless from 1 in pre-order of ``snap.nodes``, and ``snap.to_dict()`` survives
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import pytest
 from _server import PageServer
 
-import kobrowser
-from kobrowser import Browser, Tab
+from kobrowser import Tab
 from kobrowser._snapshot import Snapshot
 
 from ._browser_helpers import assert_consistent
@@ -40,27 +34,8 @@ from ._browser_helpers import assert_consistent
 _counter = itertools.count(1)
 
 
-@pytest.fixture(scope="module")
-async def browser(anyio_backend: str) -> AsyncIterator[Browser]:
-    async with kobrowser.launch() as b:
-        yield b
-
-
 OpenTab = Callable[[str], AbstractAsyncContextManager[Tab]]
 SnapHtml = Callable[..., Awaitable[Snapshot]]
-
-
-@pytest.fixture
-def open_tab(browser: Browser) -> OpenTab:
-    @asynccontextmanager
-    async def opener(url: str) -> AsyncIterator[Tab]:
-        tab = await browser.new_tab(url)
-        try:
-            yield tab
-        finally:
-            await tab.close()
-
-    return opener
 
 
 @pytest.fixture
