@@ -26,7 +26,8 @@ class Element(msgspec.Struct, kw_only=True):
         id: its number in the snapshot text.
         role, name, value, states: as printed (name and value untruncated).
         frame_id: the frame whose document holds it.
-        backend_node_id: Chrome's backend DOM node id (None for text lines).
+        backend_node_id: Chrome's backend DOM node id (a text line carries its
+            first text node's; None only when Chrome reported none).
         loader_id: the frame's document id when the snapshot was taken.
         session: the CDP session that serves the frame.
         depth: printed depth (0 = top level).
