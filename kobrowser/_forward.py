@@ -63,9 +63,7 @@ class CurrentTabMixin:
         """Uncheck a checkbox of the current tab (see :meth:`Tab.uncheck`)."""
         await self.current_tab.uncheck(element_id, **options)
 
-    async def upload(
-        self, element_id: int, *files: str | os.PathLike[str], **options: Any
-    ) -> None:
+    async def upload(self, element_id: int, *files: str | os.PathLike[str], **options: Any) -> None:
         """Set files of a file input of the current tab (see :meth:`Tab.upload`)."""
         await self.current_tab.upload(element_id, *files, **options)
 

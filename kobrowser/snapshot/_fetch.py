@@ -22,11 +22,11 @@ import anyio
 import msgspec
 
 from .._exceptions import InvalidSelectorError, KoBrowserError
-from ._ax import AXTree, decode_ax_tree
+from ._ax import AXNode, decode_ax_tree
 from ._tree import FrameAX
 
 if TYPE_CHECKING:
-    from ..cdp import CDPSession
+    from ..cdp import BatchCall, CDPSession
 
 __all__ = ["FetchedFrames", "FrameDocument", "fetch_frames", "resolve_scope"]
 
@@ -115,6 +115,21 @@ class FetchedFrames(msgspec.Struct):
     url: str
 
 
+_AX = "Accessibility.getFullAXTree"
+
+
+def _frame_tree(raw: msgspec.Raw) -> _FrameTreeNode:
+    return _FRAME_TREE.decode(raw).frameTree
+
+
+def _owner(raw: msgspec.Raw) -> int:
+    return _OWNER.decode(raw).backendNodeId
+
+
+def _ax_nodes(raw: msgspec.Raw) -> list[AXNode]:
+    return decode_ax_tree(raw).nodes
+
+
 async def fetch_frames(
     page: CDPSession,
     oopifs: Sequence[tuple[str, CDPSession, CDPSession]],
@@ -124,106 +139,103 @@ async def fetch_frames(
 ) -> FetchedFrames:
     """Fetch every frame's AX tree concurrently and link child frames to owners.
 
+    All calls go out as one batch (:meth:`~kobrowser.cdp.Connection.call_many`):
+    per session its frame tree, the AX tree of its own document and those of
+    the same-process child frames its last snapshot saw, each decoded as it
+    arrives (Chrome answers one
+    session's calls in order, so asking for them only after the frame tree
+    came back would leave the renderer idle for a round trip). Frames the
+    frame trees show that were not asked for yet (new frames, the first
+    snapshot) and owners not in the cache follow in a second batch; a
+    prefetched frame no longer in its session's frame tree is dropped.
+
     Args:
         page: the tab's page session (its main frame is the top document).
         oopifs: ``(frame_id, session, parent_session)`` of each out-of-process frame.
-        timeout: deadline of each CDP call, in seconds.
+        timeout: deadline of each batch of CDP calls, in seconds.
         owner_cache: frame id -> owner ``<iframe>`` backend node id, kept by the
             caller between snapshots (an owner never changes for a frame's life).
 
     Raises:
         KoBrowserError: the top document could not be read.
     """
-    trees: dict[str, AXTree | None] = {}
+    sessions: list[tuple[CDPSession, CDPSession | None]] = [(page, None)]
+    sessions += [(session, parent) for _frame_id, session, parent in oopifs]
+    requests: list[BatchCall] = []
+    slots: list[tuple[int, dict[str | None, int]]] = []
+    for session, _parent in sessions:
+        tree_index = len(requests)
+        requests.append((session, "Page.getFrameTree", None, _frame_tree))
+        asked: dict[str | None, int] = {None: len(requests)}
+        requests.append((session, _AX, None, _ax_nodes))
+        for frame_id in _known_children.get(session, ()):
+            asked[frame_id] = len(requests)
+            requests.append((session, _AX, {"frameId": frame_id}, _ax_nodes))
+        slots.append((tree_index, asked))
+    results = await page.connection.call_many(requests, timeout=timeout)
+
+    trees: dict[str, list[AXNode] | KoBrowserError] = {}
     documents: dict[str, FrameDocument] = {}
     owners: dict[str, int] = {}
-    top: list[str] = []
+    later: list[BatchCall] = []
+    later_frames: list[tuple[str, bool]] = []  # (frame id, is an owner request)
+    top_id = ""
 
-    async def owner_of(frame_id: str, session: CDPSession) -> None:
+    def need_owner(frame_id: str, session: CDPSession) -> None:
         cached = owner_cache.get(frame_id)
         if cached is not None:
             owners[frame_id] = cached
-            return
-        try:
-            owner = await session.send_typed(
-                "DOM.getFrameOwner", {"frameId": frame_id}, _OWNER, timeout=timeout
-            )
-        except KoBrowserError:
-            return
-        owners[frame_id] = owner_cache[frame_id] = owner.backendNodeId
+        else:
+            later.append((session, "DOM.getFrameOwner", {"frameId": frame_id}, _owner))
+            later_frames.append((frame_id, True))
 
-    async def ax_of(
-        frame_id: str | None, session: CDPSession, out: dict[str | None, AXTree | None]
-    ) -> None:
-        params = {"frameId": frame_id} if frame_id is not None else None
-        try:
-            raw = await session.send_raw("Accessibility.getFullAXTree", params, timeout=timeout)
-            tree = decode_ax_tree(raw)
-        except KoBrowserError:
-            if session is page and frame_id is None:
-                raise
-            tree = None
-        out[frame_id] = tree
-
-    async def one_session(session: CDPSession, parent: CDPSession | None) -> None:
-        # The session's own document is fetched while its frame tree is read,
-        # and so are the same-process child frames the last snapshot of this
-        # session saw: Chrome answers one session's calls in order, so asking
-        # for them only after the frame tree (and the top AX tree) came back
-        # would leave the renderer idle for a round trip. A prefetched frame
-        # that is no longer in the fresh frame tree is dropped below.
-        fetched: dict[str | None, AXTree | None] = {}
-        known = _known_children.get(session, ())
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(ax_of, None, session, fetched)
-            for frame_id in known:
-                tg.start_soon(ax_of, frame_id, session, fetched)
-            try:
-                frame_tree = await session.send_typed(
-                    "Page.getFrameTree", None, _FRAME_TREE, timeout=timeout
-                )
-            except KoBrowserError:
-                tg.cancel_scope.cancel()
-                if parent is None:
-                    raise
-                return
-            root = frame_tree.frameTree
+    for (session, parent), (tree_index, asked) in zip(sessions, slots, strict=True):
+        root = results[tree_index]
+        if isinstance(root, KoBrowserError):
             if parent is None:
-                top.append(root.frame.id)
-            else:
-                tg.start_soon(owner_of, root.frame.id, parent)
-            children: list[str] = []
-            stack = [root]
-            while stack:
-                node = stack.pop()
-                frame = node.frame
-                documents[frame.id] = FrameDocument(
-                    frame.id, session, frame.loaderId, frame.url, frame.parentId
-                )
-                if node is not root:
-                    children.append(frame.id)
-                    if frame.id not in known:
-                        tg.start_soon(ax_of, frame.id, session, fetched)
-                    tg.start_soon(owner_of, frame.id, session)
-                stack.extend(node.childFrames)
+                raise root
+            continue
+        own = results[asked[None]]
+        if parent is None:
+            if isinstance(own, KoBrowserError):
+                raise own
+            top_id = root.frame.id
+        else:
+            need_owner(root.frame.id, parent)
+        trees[root.frame.id] = own
+        children: list[str] = []
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            frame = node.frame
+            documents[frame.id] = FrameDocument(
+                frame.id, session, frame.loaderId, frame.url, frame.parentId
+            )
+            if node is not root:
+                children.append(frame.id)
+                index = asked.get(frame.id)
+                if index is not None:
+                    trees[frame.id] = results[index]
+                else:
+                    later.append((session, _AX, {"frameId": frame.id}, _ax_nodes))
+                    later_frames.append((frame.id, False))
+                need_owner(frame.id, session)
+            stack.extend(node.childFrames)
         _known_children[session] = tuple(children)
-        trees[root.frame.id] = fetched.get(None)
-        for frame_id in children:
-            trees[frame_id] = fetched.get(frame_id)
 
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(one_session, page, None)
-        for _frame_id, session, parent in oopifs:
-            tg.start_soon(one_session, session, parent)
+    if later:
+        for (frame_id, is_owner), result in zip(
+            later_frames, await page.connection.call_many(later, timeout=timeout), strict=True
+        ):
+            if not is_owner:
+                trees[frame_id] = result
+            elif not isinstance(result, KoBrowserError):
+                owners[frame_id] = owner_cache[frame_id] = result
 
-    top_id = top[0]
-    top_tree = trees.get(top_id)
-    if top_tree is None:  # pragma: no cover - a top failure raised above
-        raise KoBrowserError("the page's accessibility tree could not be read")
     frames = {
-        frame_id: FrameAX(frame_id=frame_id, nodes=tree.nodes, children={})
-        for frame_id, tree in trees.items()
-        if tree is not None
+        frame_id: FrameAX(frame_id=frame_id, nodes=nodes)
+        for frame_id, nodes in trees.items()
+        if not isinstance(nodes, KoBrowserError)
     }
     for frame_id, document in documents.items():
         parent_frame = frames.get(document.parent_id) if document.parent_id else None

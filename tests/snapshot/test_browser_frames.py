@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 import textwrap
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -20,7 +20,7 @@ from _server import PageServer
 
 import kobrowser
 from kobrowser import Tab
-from kobrowser.cdp import CDPSession, Connection
+from kobrowser.cdp import BatchCall, CDPSession, Connection
 
 from ._browser_helpers import assert_consistent, page
 from .conftest import OpenTab
@@ -334,8 +334,6 @@ async def test_modes_with_frames(server: PageServer, open_tab: OpenTab) -> None:
 
 # --- frames that go away during a snapshot ---------------------------------
 
-_HELD_METHODS = ("Accessibility.", "Page.getFrameTree", "DOM.")
-
 
 @asynccontextmanager
 async def after_top_tree(
@@ -343,41 +341,40 @@ async def after_top_tree(
 ) -> AsyncIterator[list[str]]:
     """Run ``action`` once the top document's AX tree is in, before any other frame is read.
 
-    Every other snapshot call (AX trees of frames, frame trees, frame owners) of
-    ``tab`` waits until ``action`` finished. Yields the list of methods that
-    waited (so a test can check the hook was really in the path).
+    The snapshot asks for everything in one batch (``Connection.call_many``);
+    the hook splits it: the top document's AX tree goes first, alone, then
+    ``action`` runs, then the rest of the batch (AX trees of frames, frame
+    trees, frame owners) is sent. Yields the methods that waited (so a test
+    can check the hook was really in the path).
     """
-    original = Connection.call
-    released = anyio.Event()
+    original = Connection.call_many
     held: list[str] = []
     started = False
 
-    async def call(
-        self: Connection,
-        method: str,
-        params: dict[str, Any] | None,
-        session: CDPSession,
-        timeout: float | None,
-    ) -> Any:
+    async def call_many(
+        self: Connection, requests: Sequence[BatchCall], *, timeout: float | None = None
+    ) -> list[Any]:
         nonlocal started
-        is_top_tree = (
-            session is tab.cdp
+        top = [
+            i
+            for i, (session, method, params, _decode) in enumerate(requests)
+            if session is tab.cdp
             and method == "Accessibility.getFullAXTree"
             and not (params or {}).get("frameId")
-        )
-        if is_top_tree and not started:
-            started = True
-            result = await original(self, method, params, session, timeout)
-            await action()
-            released.set()
-            return result
-        if method.startswith(_HELD_METHODS) and not released.is_set():
-            held.append(method)
-            await released.wait()
-        return await original(self, method, params, session, timeout)
+        ]
+        if started or not top:
+            return await original(self, requests, timeout=timeout)
+        started = True
+        [first] = await original(self, [requests[top[0]]], timeout=timeout)
+        await action()
+        rest = [r for i, r in enumerate(requests) if i != top[0]]
+        held.extend(method for _session, method, _params, _decode in rest)
+        results = await original(self, rest, timeout=timeout)
+        results.insert(top[0], first)
+        return results
 
     with monkeypatch.context() as patch:
-        patch.setattr(Connection, "call", call)
+        patch.setattr(Connection, "call_many", call_many)
         yield held
 
 
@@ -660,25 +657,26 @@ async def test_frame_that_does_not_answer_in_time_gives_empty_iframe(
     # the connection: its calls get no answer before their deadline.
     async with open_tab(_two_frames_page(server)) as tab:
         [cross] = tab._frames.frames()
-        original = Connection.call
+        original = Connection.call_many
         silenced: list[str] = []
 
-        async def call(
-            self: Connection,
-            method: str,
-            params: dict[str, Any] | None,
-            session: CDPSession,
-            timeout: float | None,
-        ) -> Any:
-            if session is cross.session:
-                silenced.append(method)
-                assert timeout is not None
-                await anyio.sleep(timeout)
-                raise kobrowser.CDPTimeoutError(method, timeout)
-            return await original(self, method, params, session, timeout)
+        async def call_many(
+            self: Connection, requests: Sequence[BatchCall], *, timeout: float | None = None
+        ) -> list[Any]:
+            assert timeout is not None
+            quiet = [i for i, request in enumerate(requests) if request[0] is cross.session]
+            if not quiet:
+                return await original(self, requests, timeout=timeout)
+            silenced.extend(requests[i][1] for i in quiet)
+            heard = [r for i, r in enumerate(requests) if i not in quiet]
+            results = await original(self, heard, timeout=timeout)
+            await anyio.sleep(timeout)  # the frame's calls get no answer in time
+            for i in quiet:
+                results.insert(i, kobrowser.CDPTimeoutError(requests[i][1], timeout))
+            return results
 
         with monkeypatch.context() as patch:
-            patch.setattr(Connection, "call", call)
+            patch.setattr(Connection, "call_many", call_many)
             snap = await tab.snapshot(timeout=1)
         assert "Accessibility.getFullAXTree" in silenced
         assert_consistent(snap)
