@@ -4,6 +4,12 @@ The tab's page session auto-attaches (flattened) to its out-of-process
 iframes; each new frame session auto-attaches to its own, recursively. The
 registry follows those attach/detach events, so a snapshot knows every
 frame session without searching for targets.
+
+It also counts, per session, the Page events that change the session's frame
+tree (a frame attached, detached or navigated, a document opened, a URL
+change within a document): the snapshot keeps each session's last frame tree
+and reuses it while that count has not moved, instead of asking for it again
+(see :func:`kobrowser.snapshot.fetch_frames`).
 """
 
 from __future__ import annotations
@@ -25,6 +31,15 @@ __all__ = ["FrameRegistry", "FrameSession"]
 _log = logging.getLogger("kobrowser.frames")
 
 _AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": True}
+
+# Page events after which a session's frame tree may differ.
+_FRAME_TREE_EVENTS = (
+    "Page.frameAttached",
+    "Page.frameDetached",
+    "Page.frameNavigated",
+    "Page.documentOpened",
+    "Page.navigatedWithinDocument",
+)
 
 
 Spawn = Callable[[Callable[[], Coroutine[Any, Any, None]]], None]
@@ -50,14 +65,30 @@ class FrameRegistry:
         self.page = page
         self._spawn = spawn
         self._frames: dict[str, FrameSession] = {}
+        self._changes: dict[CDPSession, int] = {}
+        self._followed: set[CDPSession] = set()
         self._pending = 0
         self._settled = anyio.Event()
         self._settled.set()
 
     async def start(self) -> None:
-        """Begin following the page's out-of-process frames."""
+        """Begin following the page's out-of-process frames.
+
+        The page session's Page domain must be enabled already.
+        """
         self._watch(self.page)
+        self._followed.add(self.page)
         await self.page.send("Target.setAutoAttach", _AUTO_ATTACH)
+
+    def frame_tree_version(self, session: CDPSession) -> int | None:
+        """How many frame-tree events ``session`` has had, or None if not followed.
+
+        None until the session's Page events are enabled (an out-of-process
+        frame's set-up enables them), so a change could have gone unseen.
+        """
+        if session not in self._followed or session.closed:
+            return None
+        return self._changes.get(session, 0)
 
     def frames(self) -> list[FrameSession]:
         """The live out-of-process frames, parents before children."""
@@ -71,6 +102,12 @@ class FrameRegistry:
     def _watch(self, session: CDPSession) -> None:
         session.add_listener("Target.attachedToTarget", lambda raw: self._on_attached(session, raw))
         session.add_listener("Target.detachedFromTarget", self._on_detached)
+
+        def changed(_raw: msgspec.Raw) -> None:
+            self._changes[session] = self._changes.get(session, 0) + 1
+
+        for method in _FRAME_TREE_EVENTS:
+            session.add_listener(method, changed)
 
     def _on_attached(self, parent: CDPSession, raw: msgspec.Raw) -> None:
         attached = ATTACHED.decode(raw)
@@ -90,11 +127,16 @@ class FrameRegistry:
         for frame_id, frame in list(self._frames.items()):
             if frame.session.id == session_id:
                 del self._frames[frame_id]
+                self._changes.pop(frame.session, None)
+                self._followed.discard(frame.session)
 
     async def _set_up(self, session: CDPSession) -> None:
         try:
             with contextlib.suppress(KoBrowserError):
                 await session.send("Target.setAutoAttach", _AUTO_ATTACH, timeout=10)
+                await session.send("Page.enable", timeout=10)
+                if not session.closed:
+                    self._followed.add(session)
         finally:
             self._pending -= 1
             if self._pending == 0:

@@ -135,10 +135,22 @@ async def take_snapshot(
     # document or an invalid selector comes back as itself, not as a group.
     try:
         if selector is None:
-            fetched = await fetch_frames(page, oopifs, timeout=timeout, owner_cache=owner_cache)
+            fetched = await fetch_frames(
+                page,
+                oopifs,
+                timeout=timeout,
+                owner_cache=owner_cache,
+                frame_tree_version=frames.frame_tree_version,
+            )
         else:
             fetched, found = await gather(
-                lambda: fetch_frames(page, oopifs, timeout=timeout, owner_cache=owner_cache),
+                lambda: fetch_frames(
+                    page,
+                    oopifs,
+                    timeout=timeout,
+                    owner_cache=owner_cache,
+                    frame_tree_version=frames.frame_tree_version,
+                ),
                 lambda: resolve_scope(page, selector, timeout=timeout),
             )
             top_frame = fetched.root.frame_id

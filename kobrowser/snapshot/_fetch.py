@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import anyio
@@ -96,6 +96,11 @@ _known_children: weakref.WeakKeyDictionary[CDPSession, tuple[str, ...]] = (
 )
 """Session -> its same-process child frames at its last snapshot (prefetched next time)."""
 
+_tree_cache: weakref.WeakKeyDictionary[CDPSession, tuple[int, _FrameTreeNode]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Session -> (frame-tree version, frame tree) as last read (see fetch_frames)."""
+
 
 class FrameDocument(msgspec.Struct):
     """Where a frame's document lives: its session and document (loader) id."""
@@ -136,6 +141,7 @@ async def fetch_frames(
     *,
     timeout: float,
     owner_cache: dict[str, int],
+    frame_tree_version: Callable[[CDPSession], int | None] | None = None,
 ) -> FetchedFrames:
     """Fetch every frame's AX tree concurrently and link child frames to owners.
 
@@ -155,17 +161,48 @@ async def fetch_frames(
         timeout: deadline of each batch of CDP calls, in seconds.
         owner_cache: frame id -> owner ``<iframe>`` backend node id, kept by the
             caller between snapshots (an owner never changes for a frame's life).
+        frame_tree_version: a session's count of frame-tree events (frame
+            attached, detached, navigated...), or None when they are not
+            followed. A session's frame tree is asked for only when the
+            count moved since it was last read; one reused from the cache
+            is checked again once the AX trees are in, and if the count
+            moved meanwhile the whole fetch runs again without the cache.
 
     Raises:
         KoBrowserError: the top document could not be read.
     """
+    fetched = await _fetch(page, oopifs, timeout, owner_cache, frame_tree_version)
+    if fetched is None:
+        # A frame tree reused from the cache changed while the AX trees were
+        # read: read everything again, asking for every frame tree this time.
+        fetched = await _fetch(page, oopifs, timeout, owner_cache, None)
+    assert fetched is not None
+    return fetched
+
+
+async def _fetch(
+    page: CDPSession,
+    oopifs: Sequence[tuple[str, CDPSession, CDPSession]],
+    timeout: float,
+    owner_cache: dict[str, int],
+    frame_tree_version: Callable[[CDPSession], int | None] | None,
+) -> FetchedFrames | None:
     sessions: list[tuple[CDPSession, CDPSession | None]] = [(page, None)]
     sessions += [(session, parent) for _frame_id, session, parent in oopifs]
     requests: list[BatchCall] = []
     slots: list[tuple[int, dict[str | None, int]]] = []
+    versions: list[int | None] = []
+    reused: dict[CDPSession, _FrameTreeNode] = {}
     for session, _parent in sessions:
-        tree_index = len(requests)
-        requests.append((session, "Page.getFrameTree", None, _frame_tree))
+        version = frame_tree_version(session) if frame_tree_version is not None else None
+        versions.append(version)
+        cached = _tree_cache.get(session)
+        if version is not None and cached is not None and cached[0] == version:
+            reused[session] = cached[1]
+            tree_index = -1
+        else:
+            tree_index = len(requests)
+            requests.append((session, "Page.getFrameTree", None, _frame_tree))
         asked: dict[str | None, int] = {None: len(requests)}
         requests.append((session, _AX, None, _ax_nodes))
         for frame_id in _known_children.get(session, ()):
@@ -173,6 +210,12 @@ async def fetch_frames(
             requests.append((session, _AX, {"frameId": frame_id}, _ax_nodes))
         slots.append((tree_index, asked))
     results = await page.connection.call_many(requests, timeout=timeout)
+    if frame_tree_version is not None:
+        for (session, _parent), version in zip(sessions, versions, strict=True):
+            if version is not None and frame_tree_version(session) != version:
+                _tree_cache.pop(session, None)
+                if session in reused:
+                    return None
 
     trees: dict[str, list[AXNode] | KoBrowserError] = {}
     documents: dict[str, FrameDocument] = {}
@@ -189,12 +232,21 @@ async def fetch_frames(
             later.append((session, "DOM.getFrameOwner", {"frameId": frame_id}, _owner))
             later_frames.append((frame_id, True))
 
-    for (session, parent), (tree_index, asked) in zip(sessions, slots, strict=True):
-        root = results[tree_index]
+    for (session, parent), (tree_index, asked), version in zip(
+        sessions, slots, versions, strict=True
+    ):
+        root = reused.get(session) or results[tree_index]
         if isinstance(root, KoBrowserError):
+            _tree_cache.pop(session, None)
             if parent is None:
                 raise root
             continue
+        if (
+            version is not None
+            and frame_tree_version is not None
+            and frame_tree_version(session) == version
+        ):
+            _tree_cache[session] = (version, root)
         own = results[asked[None]]
         if parent is None:
             if isinstance(own, KoBrowserError):
