@@ -139,6 +139,36 @@ async def test_dialogs_are_accepted_and_recorded(browser: Browser, server: PageS
         await tab.close()
 
 
+async def test_dialogs_of_a_cross_origin_frame_are_handled(
+    browser: Browser, server: PageServer
+) -> None:
+    # The frame's own session has Page events enabled (for the snapshot's
+    # frame-tree cache); its dialogs must still reach the tab and never block.
+    server.set_page("/dialog-frame.html", "<title>F</title><p>frame</p>")
+    frame_url = server.cross_url("/dialog-frame.html")
+    tab = await browser.new_tab(
+        server.set_page("/dialog-top.html", f"<title>T</title><iframe src='{frame_url}'></iframe>")
+    )
+    try:
+        await tab.snapshot()
+        [frame] = tab._frames.frames()
+        assert tab._frames.frame_tree_version(frame.session) is not None
+        answer = await frame.session.send(
+            "Runtime.evaluate",
+            {"expression": "[alert('from the frame'), confirm('ok?'), prompt('name?')]"},
+            timeout=30,
+        )
+        assert answer["result"]["type"] == "object"
+        kinds = [(d.type, d.message, d.accepted) for d in tab.dialogs]
+        assert kinds == [
+            ("alert", "from the frame", True),
+            ("confirm", "ok?", True),
+            ("prompt", "name?", True),
+        ]
+    finally:
+        await tab.close()
+
+
 async def test_beforeunload_is_accepted(browser: Browser, server: PageServer) -> None:
     tab = await browser.new_tab(
         server.set_page(
