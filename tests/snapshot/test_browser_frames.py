@@ -21,6 +21,7 @@ from _server import PageServer
 import kobrowser
 from kobrowser import Tab
 from kobrowser.cdp import BatchCall, CDPSession, Connection
+from kobrowser.snapshot import _fetch
 
 from ._browser_helpers import assert_consistent, page
 from .conftest import OpenTab
@@ -406,11 +407,20 @@ TWO_EMPTY = """
 """
 
 
+GONE = """
+1: button "Before"
+2: button "After"
+"""
+
+
+@pytest.mark.parametrize("cached", [False, True], ids=["fresh-frame-trees", "cached-frame-trees"])
 async def test_iframes_removed_after_top_tree_read(
-    server: PageServer, open_tab: OpenTab, monkeypatch: pytest.MonkeyPatch
+    server: PageServer, open_tab: OpenTab, monkeypatch: pytest.MonkeyPatch, cached: bool
 ) -> None:
     async with open_tab(_two_frames_page(server)) as tab:
         assert (await tab.snapshot()).text == expect("Two", TWO_FULL)
+        if not cached:
+            _fetch._tree_cache.clear()  # every frame tree is asked for in the batch
 
         async def remove() -> None:
             await tab.evaluate("document.querySelectorAll('iframe').forEach(f => f.remove())")
@@ -420,18 +430,17 @@ async def test_iframes_removed_after_top_tree_read(
                 snap = await tab.snapshot()
         assert held, "the hook never held a frame call: the fetch path changed"
         assert_consistent(snap)
-        # The top tree was read with both iframes in it; their content is gone.
-        assert snap.text == expect("Two", TWO_EMPTY)
+        if cached:
+            # The top frame tree was reused and its frames detached while the
+            # AX trees were read: the fetch ran again and sees them gone.
+            assert snap.text == expect("Two", GONE)
+        else:
+            # The top tree was read with both iframes in it; their content is gone.
+            assert snap.text == expect("Two", TWO_EMPTY)
         # The next snapshot no longer has the iframes at all.
         snap = await tab.snapshot()
         assert_consistent(snap)
-        assert snap.text == expect(
-            "Two",
-            """
-            1: button "Before"
-            2: button "After"
-            """,
-        )
+        assert snap.text == expect("Two", GONE)
 
 
 async def test_cross_origin_frame_crashed_during_snapshot(
