@@ -9,7 +9,8 @@ import anyio
 import msgspec
 
 from ._concurrency import gather, unwrap_group
-from .snapshot import build_tree, filter_tree, format_snapshot
+from .snapshot import Node, build_tree, filter_tree, format_snapshot
+from .snapshot._ax import gc_paused
 from .snapshot._fetch import FrameDocument, fetch_frames, resolve_scope
 
 if TYPE_CHECKING:
@@ -162,39 +163,72 @@ async def take_snapshot(
     raw_title = root_nodes[0].name.value if root_nodes and root_nodes[0].name else None
     title = " ".join(raw_title.split()) if isinstance(raw_title, str) else ""
     tree = build_tree(fetched.root, scope=scope)
-    tree = filter_tree(tree, interactive=interactive, compact=compact, depth=depth)
+    if interactive or compact or depth is not None:
+        # The full tree needs no filtering (filter_tree would only copy it).
+        tree = filter_tree(tree, interactive=interactive, compact=compact, depth=depth)
     text, ordered = format_snapshot(tree, title=title or None)
 
-    documents = fetched.documents
-    elements: dict[int, Element] = {}
-    number: dict[int, int] = {}
-    for index, node in enumerate(ordered, 1):
-        number[id(node)] = index
-        document = documents.get(node.frame_id)
-        elements[index] = Element(
-            id=index,
-            role=node.role,
-            name=node.name,
-            value=node.value,
-            states=node.states,
-            frame_id=node.frame_id,
-            backend_node_id=node.backend_node_id,
-            loader_id=document.loader_id if document else "",
-            session=document.session if document else None,
-        )
-    for index, node in enumerate(ordered, 1):
-        element = elements[index]
-        for child in node.children:
-            child_element = elements[number[id(child)]]
-            child_element.depth = element.depth + 1
-            element.children.append(child_element)
-    roots = [elements[number[id(node)]] for node in tree]
+    elements, roots = _elements(tree, ordered, fetched.documents)
     return Snapshot(
         text,
         elements,
         roots,
         fetched.url,
         title,
-        documents=documents,
+        documents=fetched.documents,
         owners=dict(owner_cache),
     )
+
+
+def _elements(
+    tree: list[Node], ordered: list[Node], documents: Mapping[str, FrameDocument]
+) -> tuple[dict[int, Element], list[Element]]:
+    """The id map and the element tree of a numbered printed tree.
+
+    One pre-order walk, the order :func:`format_snapshot` numbers in; each
+    node is checked against ``ordered`` so an id can never name the wrong
+    element.
+    """
+    elements: dict[int, Element] = {}
+    roots: list[Element] = []
+    stack: list[tuple[Node, int, list[Element]]] = [(node, 0, roots) for node in reversed(tree)]
+    pop = stack.pop
+    push = stack.append
+    frame_id: str | None = None
+    loader_id = ""
+    session: CDPSession | None = None
+    index = 0
+    with gc_paused():
+        while stack:
+            node, depth, siblings = pop()
+            if ordered[index] is not node:  # pragma: no cover - a numbering bug
+                raise AssertionError(f"snapshot numbering mismatch at id {index + 1}")
+            index += 1
+            if node.frame_id != frame_id:
+                frame_id = node.frame_id
+                document = documents.get(frame_id)
+                loader_id = document.loader_id if document else ""
+                session = document.session if document else None
+            element = Element(
+                id=index,
+                role=node.role,
+                name=node.name,
+                value=node.value,
+                states=node.states,
+                frame_id=frame_id,
+                backend_node_id=node.backend_node_id,
+                loader_id=loader_id,
+                session=session,
+                depth=depth,
+                children=[],
+            )
+            siblings.append(element)
+            elements[index] = element
+            children = node.children
+            if children:
+                target = element.children
+                for child in reversed(children):
+                    push((child, depth + 1, target))
+    if index != len(ordered):  # pragma: no cover - a numbering bug
+        raise AssertionError("snapshot numbering mismatch: element count")
+    return elements, roots
