@@ -207,6 +207,18 @@ def _split_reply(data: bytes | str) -> tuple[int, msgspec.Raw] | None:
     return int(call_id), msgspec.Raw(data[start:end])
 
 
+def _encode_call(
+    call_id: int, method: str, params: dict[str, Any] | None, session_id: str | None
+) -> bytes:
+    """The JSON of one call: id, method, params if any, sessionId if any."""
+    message: dict[str, Any] = {"id": call_id, "method": method}
+    if params:
+        message["params"] = params
+    if session_id is not None:
+        message["sessionId"] = session_id
+    return _ENCODE(message)
+
+
 def _expire(call: _Call, deadline: float) -> None:
     """Timer callback of the asyncio fast path: fail a call still unanswered."""
     if not call.done:
@@ -315,12 +327,7 @@ class Connection:
         if session._closed is not None:
             raise TargetClosedError(f"{method}: {session._closed}")
         call_id = next(self._ids)
-        message: dict[str, Any] = {"id": call_id, "method": method}
-        if params:
-            message["params"] = params
-        if session.id is not None:
-            message["sessionId"] = session.id
-        data = _ENCODE(message)
+        data = _encode_call(call_id, method, params, session.id)
         deadline = self.timeout if timeout is None else timeout
         loop = self._loop
         if loop is not None:
@@ -414,15 +421,10 @@ class Connection:
                         call.error = TargetClosedError(f"{method}: {session._closed}")
                         continue
                     call_id = next(self._ids)
-                    message: dict[str, Any] = {"id": call_id, "method": method}
-                    if params:
-                        message["params"] = params
-                    if session.id is not None:
-                        message["sessionId"] = session.id
                     batch.left += 1
                     pending[call_id] = call
                     ids.append(call_id)
-                    await self._transport.send(_ENCODE(message))
+                    await self._transport.send(_encode_call(call_id, method, params, session.id))
                 batch.left -= 1  # the sending guard (see above)
                 if batch.left:
                     if batch.future is not None:

@@ -7,7 +7,7 @@ is reused when nothing happened, and that every kind of change is seen.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -24,8 +24,14 @@ pytestmark = pytest.mark.anyio
 
 
 @contextmanager
-def recorded_batches(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[tuple[Any, str]]]]:
-    """Record ``(session, method)`` of every call of every batch."""
+def recorded_batches(
+    monkeypatch: pytest.MonkeyPatch, after: Callable[[int], None] | None = None
+) -> Iterator[list[list[tuple[Any, str]]]]:
+    """Record ``(session, method)`` of every call of every batch.
+
+    ``after(n)`` runs once the n-th batch (from 1) is answered, before the
+    snapshot sees the answers.
+    """
     original = Connection.call_many
     batches: list[list[tuple[Any, str]]] = []
 
@@ -33,7 +39,10 @@ def recorded_batches(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[tupl
         self: Connection, requests: Sequence[BatchCall], *, timeout: float | None = None
     ) -> list[Any]:
         batches.append([(r[0], r[1]) for r in requests])
-        return await original(self, requests, timeout=timeout)
+        results = await original(self, requests, timeout=timeout)
+        if after is not None:
+            after(len(batches))
+        return results
 
     with monkeypatch.context() as patch:
         patch.setattr(Connection, "call_many", call_many)
@@ -73,6 +82,11 @@ async def _current_loader(session: CDPSession, frame_id: str) -> str:
     raise AssertionError(f"frame {frame_id} not in the frame tree")
 
 
+async def _run(session: CDPSession, script: str) -> None:
+    """Run ``script`` in the document of ``session``, awaiting a promise it gives."""
+    await session.send("Runtime.evaluate", {"expression": script, "awaitPromise": True})
+
+
 async def _cross_session(tab: Tab) -> CDPSession:
     [cross] = tab._frames.frames()
     return cross.session
@@ -106,13 +120,10 @@ async def test_navigation_inside_an_out_of_process_frame_is_seen(
         old_leaf = before.id_map[5]
         cross = await _cross_session(tab)
         # Navigate the same-process child of the cross-origin frame.
-        await cross.send(
-            "Runtime.evaluate",
-            {
-                "expression": "new Promise(r => { const f = document.getElementById('leaf');"
-                " f.onload = () => r(true); f.src = '/leaf-b.html'; })",
-                "awaitPromise": True,
-            },
+        await _run(
+            cross,
+            "new Promise(r => { const f = document.getElementById('leaf');"
+            " f.onload = () => r(true); f.src = '/leaf-b.html'; })",
         )
         with recorded_batches(monkeypatch) as batches:
             after = await tab.snapshot()
@@ -132,23 +143,18 @@ async def test_frames_added_and_removed_inside_an_out_of_process_frame(
     async with open_tab(url) as tab:
         await tab.snapshot()
         cross = await _cross_session(tab)
-        await cross.send(
-            "Runtime.evaluate",
-            {
-                "expression": "new Promise(r => { const f = document.createElement('iframe');"
-                " f.title = 'Added'; f.onload = () => r(true); f.src = '/leaf-b.html';"
-                " document.body.append(f); })",
-                "awaitPromise": True,
-            },
+        await _run(
+            cross,
+            "new Promise(r => { const f = document.createElement('iframe');"
+            " f.title = 'Added'; f.onload = () => r(true); f.src = '/leaf-b.html';"
+            " document.body.append(f); })",
         )
         snap = await tab.snapshot()
         assert_consistent(snap)
         names = [(e.role, e.name) for e in snap.id_map.values()]
         assert ("iframe", "Added") in names
         assert names[-1] == ("button", "Leaf B")
-        await cross.send(
-            "Runtime.evaluate", {"expression": "document.getElementById('leaf').remove()"}
-        )
+        await _run(cross, "document.getElementById('leaf').remove()")
         snap = await tab.snapshot()
         assert_consistent(snap)
         names = [(e.role, e.name) for e in snap.id_map.values()]
@@ -173,22 +179,14 @@ async def test_a_change_while_the_ax_trees_are_read_fetches_again(
     async with open_tab(url) as tab:
         first = await tab.snapshot()
         cross = await _cross_session(tab)
-        original = Connection.call_many
-        batches: list[list[tuple[Any, str]]] = []
 
-        async def call_many(
-            self: Connection, requests: Sequence[BatchCall], *, timeout: float | None = None
-        ) -> list[Any]:
-            batches.append([(r[0], r[1]) for r in requests])
-            results = await original(self, requests, timeout=timeout)
-            if len(batches) == 1:
+        def changed(batch: int) -> None:
+            if batch == 1:
                 # As if a frame-tree event of the cross-origin frame's session
                 # arrived before its AX tree did.
                 tab._frames._changes[cross] = tab._frames._changes.get(cross, 0) + 1
-            return results
 
-        with monkeypatch.context() as patch:
-            patch.setattr(Connection, "call_many", call_many)
+        with recorded_batches(monkeypatch, changed) as batches:
             snap = await tab.snapshot()
         assert_consistent(snap)
         assert snap.text == first.text
