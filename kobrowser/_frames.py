@@ -133,9 +133,14 @@ class FrameRegistry:
     async def _set_up(self, session: CDPSession) -> None:
         try:
             with contextlib.suppress(KoBrowserError):
-                await session.send("Target.setAutoAttach", _AUTO_ATTACH, timeout=10)
-                await session.send("Page.enable", timeout=10)
-                if not session.closed:
+                _attach, enabled = await session.connection.call_many(
+                    [
+                        (session, "Target.setAutoAttach", _AUTO_ATTACH, None),
+                        (session, "Page.enable", None, None),
+                    ],
+                    timeout=10,
+                )
+                if not isinstance(enabled, KoBrowserError) and not session.closed:
                     self._followed.add(session)
         finally:
             self._pending -= 1

@@ -766,24 +766,21 @@ async def test_frame_session_set_up_slower_than_the_snapshot_deadline(
     server.set_page("/late.html", page("<button>Late</button>"))
     url = server.set_page("/host.html", page("<button>Top</button>", title="Host"))
     async with open_tab(url) as tab:
-        original = Connection.call
+        original = Connection.call_many
         release = anyio.Event()
         held: list[str] = []
 
-        async def call(
-            self: Connection,
-            method: str,
-            params: dict[str, Any] | None,
-            session: CDPSession,
-            timeout: float | None,
-        ) -> Any:
-            if method == "Target.setAutoAttach" and session is not tab.cdp:
-                held.append(method)
-                await release.wait()
-            return await original(self, method, params, session, timeout)
+        async def call_many(
+            self: Connection, requests: Sequence[BatchCall], *, timeout: float | None = None
+        ) -> list[Any]:
+            for session, method, _params, _decode in requests:
+                if method == "Target.setAutoAttach" and session is not tab.cdp:
+                    held.append(method)
+                    await release.wait()
+            return await original(self, requests, timeout=timeout)
 
         with monkeypatch.context() as patch:
-            patch.setattr(Connection, "call", call)
+            patch.setattr(Connection, "call_many", call_many)
             loaded = await tab.evaluate(
                 "new Promise(r => { const f = document.createElement('iframe');"
                 f" f.title = 'Late'; f.src = {server.cross_url('/late.html')!r};"
