@@ -161,8 +161,20 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
                 # The end of a block, or of a label.
                 parent.append(SEPARATOR if extra is None else extra)
             else:
-                if labeled and id(ctx.children) in labeled:
-                    resolve_labels(ctx.children)
+                children = ctx.children
+                if labeled and id(children) in labeled:
+                    resolve_labels(children)
+                elif len(children) == 1 and children[0].__class__ is tuple:
+                    # The common case, inline (see _finish): the element's own
+                    # text, printed only when its name does not carry it.
+                    only = children[0]
+                    children.clear()
+                    text_carrier = only[2]
+                    if not text_carrier or " ".join(only[0].split()) not in text_carrier:
+                        flush_run([only], children)
+                    if extra == STRUCTURE and not children and not ctx.name and parent[-1] is ctx:
+                        parent.pop()
+                    continue
                 _finish(ctx, parent, extra)
             continue
         out, carrier, in_field, fs, in_scope = ctx
@@ -248,7 +260,13 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
             _push_frame(stack, ax, (node.children, "", child_field, fs, True), fs, seen_frames)
         elif ax.childIds:
             push((None, node, out, kind))
-            _push_children(stack, ax, (node.children, child_carrier, child_field, fs, True), fs[1])
+            # _push_children, inline: the walk's hottest path.
+            child_ctx = (node.children, child_carrier, child_field, fs, True)
+            take = fs[1].pop
+            for cid in reversed(ax.childIds):
+                child = take(cid, None)
+                if child is not None:
+                    push((child, child_ctx, ax, None))
         elif kind == STRUCTURE and not name:
             out.pop()
     if labeled and id(roots) in labeled:
