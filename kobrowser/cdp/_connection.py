@@ -497,6 +497,9 @@ class Connection:
                 call.result = call.decoder(result)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 call.error = KoBrowserError(f"{call.method}: unexpected answer: {exc}")
+            except Exception as exc:  # a decoder's bug must never stop the reader
+                _log.exception("decoding the answer to %s failed", call.method)
+                call.error = KoBrowserError(f"{call.method}: could not read the answer: {exc!r}")
         call.finish()
 
     def _lifecycle(self, method: str, envelope: _Envelope) -> None:

@@ -22,10 +22,7 @@ from ._filter import filter_tree
 from ._format import format_snapshot
 from ._parse import ParsedSnapshot, SnapshotLine, parse_snapshot
 from ._roles import INTERACTIVE_ROLES, STRUCTURE_ROLES
-from ._tree import STATE_ORDER, FrameAX, Node, build_tree
-
-# The fetch layer (``_fetch``, per-frame AX fetch over CDP) is re-exported
-# here by its author; add its names to the imports and to ``__all__`` below.
+from ._tree import STATE_ORDER, FrameAX, Node, build_tree, prebuild_frame
 
 __all__ = [
     "AX_TREE_DECODER",
@@ -45,4 +42,5 @@ __all__ = [
     "filter_tree",
     "format_snapshot",
     "parse_snapshot",
+    "prebuild_frame",
 ]

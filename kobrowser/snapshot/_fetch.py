@@ -13,6 +13,7 @@ the top document fails the snapshot.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import weakref
 from collections.abc import Callable, Sequence
@@ -23,7 +24,7 @@ import msgspec
 
 from .._exceptions import InvalidSelectorError, KoBrowserError
 from ._ax import AXNode, decode_ax_tree
-from ._tree import FrameAX
+from ._tree import FrameAX, prebuild_frame
 
 if TYPE_CHECKING:
     from ..cdp import BatchCall, CDPSession
@@ -135,6 +136,10 @@ def _ax_nodes(raw: msgspec.Raw) -> list[AXNode]:
     return decode_ax_tree(raw).nodes
 
 
+def _ax_frame(frame_id: str, raw: msgspec.Raw) -> FrameAX:
+    return prebuild_frame(frame_id, decode_ax_tree(raw).nodes)
+
+
 async def fetch_frames(
     page: CDPSession,
     oopifs: Sequence[tuple[str, CDPSession, CDPSession]],
@@ -187,13 +192,14 @@ async def _fetch(
     owner_cache: dict[str, int],
     frame_tree_version: Callable[[CDPSession], int | None] | None,
 ) -> FetchedFrames | None:
-    sessions: list[tuple[CDPSession, CDPSession | None]] = [(page, None)]
-    sessions += [(session, parent) for _frame_id, session, parent in oopifs]
+    # (session, parent session, the frame id of its document if known)
+    sessions: list[tuple[CDPSession, CDPSession | None, str | None]] = [(page, None, None)]
+    sessions += [(session, parent, frame_id) for frame_id, session, parent in oopifs]
     requests: list[BatchCall] = []
     slots: list[tuple[int, dict[str | None, int]]] = []
     versions: list[int | None] = []
     reused: dict[CDPSession, _FrameTreeNode] = {}
-    for session, _parent in sessions:
+    for session, _parent, own_id in sessions:
         version = frame_tree_version(session) if frame_tree_version is not None else None
         versions.append(version)
         cached = _tree_cache.get(session)
@@ -204,20 +210,25 @@ async def _fetch(
             tree_index = len(requests)
             requests.append((session, "Page.getFrameTree", None, _frame_tree))
         asked: dict[str | None, int] = {None: len(requests)}
-        requests.append((session, _AX, None, _ax_nodes))
+        # The top document is built with everything; a child frame's
+        # content is built as soon as it arrives (prebuild_frame).
+        own_decode = _ax_nodes if own_id is None else functools.partial(_ax_frame, own_id)
+        requests.append((session, _AX, None, own_decode))
         for frame_id in _known_children.get(session, ()):
             asked[frame_id] = len(requests)
-            requests.append((session, _AX, {"frameId": frame_id}, _ax_nodes))
+            requests.append(
+                (session, _AX, {"frameId": frame_id}, functools.partial(_ax_frame, frame_id))
+            )
         slots.append((tree_index, asked))
     results = await page.connection.call_many(requests, timeout=timeout)
     if frame_tree_version is not None:
-        for (session, _parent), version in zip(sessions, versions, strict=True):
+        for (session, _parent, _own_id), version in zip(sessions, versions, strict=True):
             if version is not None and frame_tree_version(session) != version:
                 _tree_cache.pop(session, None)
                 if session in reused:
                     return None
 
-    trees: dict[str, list[AXNode] | KoBrowserError] = {}
+    trees: dict[str, FrameAX | KoBrowserError] = {}
     documents: dict[str, FrameDocument] = {}
     owners: dict[str, int] = {}
     later: list[BatchCall] = []
@@ -232,7 +243,7 @@ async def _fetch(
             later.append((session, "DOM.getFrameOwner", {"frameId": frame_id}, _owner))
             later_frames.append((frame_id, True))
 
-    for (session, parent), (tree_index, asked), version in zip(
+    for (session, parent, _own_id), (tree_index, asked), version in zip(
         sessions, slots, versions, strict=True
     ):
         root = reused.get(session) or results[tree_index]
@@ -252,8 +263,11 @@ async def _fetch(
             if isinstance(own, KoBrowserError):
                 raise own
             top_id = root.frame.id
+            own = FrameAX(frame_id=top_id, nodes=own)
         else:
             need_owner(root.frame.id, parent)
+            if not isinstance(own, KoBrowserError) and own.frame_id != root.frame.id:
+                own = FrameAX(frame_id=root.frame.id, nodes=own.nodes)  # not the id expected
         trees[root.frame.id] = own
         children: list[str] = []
         stack = [root]
@@ -269,7 +283,14 @@ async def _fetch(
                 if index is not None:
                     trees[frame.id] = results[index]
                 else:
-                    later.append((session, _AX, {"frameId": frame.id}, _ax_nodes))
+                    later.append(
+                        (
+                            session,
+                            _AX,
+                            {"frameId": frame.id},
+                            functools.partial(_ax_frame, frame.id),
+                        )
+                    )
                     later_frames.append((frame.id, False))
                 need_owner(frame.id, session)
             stack.extend(node.childFrames)
@@ -285,9 +306,7 @@ async def _fetch(
                 owners[frame_id] = owner_cache[frame_id] = result
 
     frames = {
-        frame_id: FrameAX(frame_id=frame_id, nodes=nodes)
-        for frame_id, nodes in trees.items()
-        if not isinstance(nodes, KoBrowserError)
+        frame_id: tree for frame_id, tree in trees.items() if not isinstance(tree, KoBrowserError)
     }
     for frame_id, document in documents.items():
         parent_frame = frames.get(document.parent_id) if document.parent_id else None

@@ -83,11 +83,16 @@ class FrameAX(msgspec.Struct):
         children: Owner ``<iframe>`` element's ``backendDOMNodeId`` (in this
             frame) -> that child frame's tree, or ``None`` when it could not
             be read.
+        built: The frame's printed content, built on its own ahead of time
+            (:func:`prebuild_frame`), or ``None``. The walk of the embedding
+            frame takes it instead of walking ``nodes`` where that gives the
+            same result.
     """
 
     frame_id: str
     nodes: list[AXNode]
     children: dict[int, FrameAX | None] = {}
+    built: list[Node] | None = None
 
 
 # --- the walk -------------------------------------------------------------
@@ -136,14 +141,37 @@ def build_tree(frame: FrameAX, *, scope: Collection[tuple[str, int]] | None = No
             return []
         scope_set = scope if isinstance(scope, (set, frozenset)) else set(scope)
     with gc_paused():
-        return _build(frame, scope_set, scope is None)
+        return _build(frame, scope_set, scope is None)[0]
 
 
-def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: bool) -> list[Node]:
+def prebuild_frame(frame_id: str, nodes: list[AXNode]) -> FrameAX:
+    """A child frame's tree, with its printed content built ahead of time.
+
+    A frame's content does not depend on where it is embedded (an ``iframe``
+    carries no text, and the frame's text runs end at its edges), so a frame
+    that embeds no other frame can be built as soon as its AX tree arrives,
+    while the other frames are still being read. ``built`` stays ``None``
+    when the frame has an ``iframe`` of its own (its content would need the
+    child frames).
+    """
+    frame = FrameAX(frame_id=frame_id, nodes=nodes)
+    if nodes:
+        with gc_paused():
+            roots, iframes = _build(frame, (), True)
+        if not iframes:
+            frame.built = roots
+    return frame
+
+
+def _build(
+    frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: bool
+) -> tuple[list[Node], bool]:
+    """The walk; returns the printed roots and whether it met an ``iframe``."""
     roots: list[Any] = []
     fs = _frame_state(frame)
     top: _Ctx = (roots if everything else None, "", False, fs, everything)
     seen_frames = {id(frame)}
+    iframes = 0  # iframe elements met (prebuild_frame cannot use a frame that has any)
     # id() of the children lists (alive until the end) that hold label markers.
     labeled: set[int] = set()
     # Stack items: (node, ctx, AX parent, None) or, to finish a printed node,
@@ -237,6 +265,8 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
         bits, editable = read_props(ax.properties) if ax.properties else (0, False)
         child_field = in_field or (editable and role in FIELD_ROLES)
         child_carrier = "" if kind == IFRAME else name
+        if kind == IFRAME:
+            iframes += 1
         if out is None:
             child_ctx: _Ctx = (None, child_carrier, child_field, fs, False)
             if kind == IFRAME:
@@ -272,7 +302,7 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
     if labeled and id(roots) in labeled:
         resolve_labels(roots)
     merge_text(roots)
-    return roots
+    return roots, bool(iframes)
 
 
 def _finish(node: Node, parent: list[Any], kind: int) -> None:
@@ -329,6 +359,9 @@ def _push_frame(
     if child is None or not child.nodes or id(child) in seen_frames:
         return
     seen_frames.add(id(child))
-    child_fs = _frame_state(child)
     out, carrier, in_field, _, in_scope = ctx
+    if child.built is not None and out is not None and in_scope and not in_field:
+        out.extend(child.built)  # built ahead, in this same context (prebuild_frame)
+        return
+    child_fs = _frame_state(child)
     _push_children(stack, child.nodes[0], (out, carrier, in_field, child_fs, in_scope), child_fs[1])

@@ -224,3 +224,27 @@ async def test_answer_after_its_target_went_away_is_counted_once() -> None:
         assert msgspec.json.decode(second) == {"second": True}
         assert msgspec.json.decode(third) == {"third": True}
         assert conn.pending_count == 0
+
+
+async def test_a_failing_decoder_fails_its_slot_and_the_reader_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def broken(raw: msgspec.Raw) -> int:
+        raise RuntimeError("decoder bug")
+
+    async with open_conn() as (conn, fake), anyio.create_task_group() as tg:
+        requests: list[BatchCall] = [
+            (conn.root, "Broken.decode", None, broken),
+            (conn.root, "Fine.decode", None, _value),
+        ]
+        out = spawn(tg, lambda: conn.call_many(requests))
+        sent = [await fake.next_sent() for _ in range(2)]
+        fake.reply(sent[0]["id"], {"value": 1})
+        fake.reply(sent[1]["id"], {"value": 2})
+        bad, fine = await out.result()
+        assert isinstance(bad, KoBrowserError)
+        assert "Broken.decode" in str(bad) and "decoder bug" in str(bad)
+        assert fine == 2
+        assert "Broken.decode" in caplog.text
+        await barrier(conn, fake)  # the reader still answers
+        assert not conn.closed

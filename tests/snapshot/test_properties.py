@@ -27,6 +27,7 @@ from kobrowser.snapshot import (
     filter_tree,
     format_snapshot,
     parse_snapshot,
+    prebuild_frame,
 )
 
 from ._ax_builders import MISSING, FrameSpec, Spec, frame
@@ -285,3 +286,60 @@ def test_scope_output_is_part_of_full_output(children: list[Spec], data: st.Data
             assert (node.frame_id, node.backend_node_id, node.role, node.name) in full
     if not scope:
         assert nodes == []
+
+
+def _prebuilt(frame: FrameAX) -> FrameAX:
+    """``frame`` with every embedded frame replaced by its prebuilt form."""
+    children = {
+        owner: None if child is None else _prebuilt(child)
+        for owner, child in frame.children.items()
+    }
+    again = prebuild_frame(frame.frame_id, frame.nodes)
+    again.children = children
+    return again
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(children=st.lists(TREES, max_size=6), data=st.data())
+def test_prebuilt_frames_give_the_same_snapshot(children: list[Spec], data: st.DataObject) -> None:
+    # Frames built ahead of time (as the fetch does when a frame's AX tree
+    # arrives) must print exactly what walking them inside the page prints:
+    # nested frames, frames inside editable fields, labels, text runs, scope.
+    top = frame(*children)
+    ahead = _prebuilt(top)
+    assert format_snapshot(build_tree(ahead), title=None) == format_snapshot(
+        build_tree(top), title=None
+    )
+    candidates = sorted(
+        (top.frame_id, n.backendDOMNodeId) for n in top.nodes[1:] if n.backendDOMNodeId is not None
+    )
+    if candidates:
+        scope = data.draw(st.sets(st.sampled_from(candidates), max_size=3))
+        assert format_snapshot(build_tree(ahead, scope=scope), title=None) == format_snapshot(
+            build_tree(top, scope=scope), title=None
+        )
+
+
+def test_prebuild_frame_leaves_frames_with_iframes_to_the_walk() -> None:
+    leaf = frame(Spec("button", "Inner", []))
+    assert prebuild_frame(leaf.frame_id, leaf.nodes).built == build_tree(leaf)
+    outer_spec = Spec("Iframe", "Inner frame", [])
+    outer_spec.frame = FrameSpec([Spec("button", "Deep", [])], None, "F9")
+    outer = frame(Spec("button", "Outer", []), outer_spec)
+    assert prebuild_frame(outer.frame_id, outer.nodes).built is None
+    assert prebuild_frame("F0", []).built is None
+
+
+def test_prebuilt_frame_inside_an_editable_field_is_walked() -> None:
+    # Text inside an editable field is not printed (the value carries it),
+    # even inside a frame embedded there: the prebuilt content (built outside
+    # any field) must not be used in that context.
+    inner = Spec("Iframe", "Embedded", [])
+    inner.frame = FrameSpec(
+        [Spec("StaticText", "Frame text", []), Spec("button", "B", [])], None, "F7"
+    )
+    field_spec = Spec("textbox", "Editor", [inner], properties={"editable": "richtext"})
+    top = frame(field_spec, Spec("StaticText", "After", []))
+    expected = format_snapshot(build_tree(top), title=None)
+    assert "Frame text" not in expected[0]
+    assert format_snapshot(build_tree(_prebuilt(top)), title=None) == expected
