@@ -155,10 +155,11 @@ def prebuild_frame(frame_id: str, nodes: list[AXNode]) -> FrameAX:
     child frames).
     """
     frame = FrameAX(frame_id=frame_id, nodes=nodes)
-    if nodes:
+    # A quick look first: building a frame that embeds frames would be wasted.
+    if nodes and not any(n.role is not None and n.role.value == "Iframe" for n in nodes):
         with gc_paused():
             roots, iframes = _build(frame, (), True)
-        if not iframes:
+        if not iframes:  # always true after the look above; the walk has the last word
             frame.built = roots
     return frame
 
