@@ -1,0 +1,136 @@
+"""CPU accounting of a snapshot round: where the CPU goes, per process kind.
+
+Runs rounds of ``tabs`` snapshots at once (kobrowser ``tab.snapshot()``,
+and Playwright ``page.aria_snapshot(mode="ai")``, each on its own Chromium)
+on the benchmark table, and reads the CPU time of every process below this
+one from ``/proc`` (Linux only) before and after: Chrome's renderers, the
+Chrome browser process (with Playwright: also its Node driver), and this
+Python process. It backs the throughput-ceiling figures in RESULTS.md; it is
+a probe, not a runner benchmark (nothing is recorded).
+
+Run: ``.venv/bin/python -m benchmarks.probe_cpu [--tabs 16] [--rows 250] [--rounds 5]``
+(``--tabs 1 --rows 2400`` for the big table).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from benchmarks.pages import PageServer
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry))
+    out, stack = [], [root]
+    while stack:
+        pid = stack.pop()
+        out.append(pid)
+        stack.extend(children.get(pid, []))
+    return out
+
+
+def _cpu_by_kind(pids: list[int]) -> dict[str, float]:
+    """Seconds of user+system CPU per process kind."""
+    totals: dict[str, float] = {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{pid}/cmdline") as f:
+                cmd = f.read()
+        except OSError:
+            continue
+        if pid == os.getpid():
+            kind = "python"
+        elif "--type=renderer" in cmd:
+            kind = "renderers"
+        elif "--type=" in cmd:
+            kind = "other chrome"
+        else:
+            kind = "browser (+ driver)"
+        seconds = (int(fields[11]) + int(fields[12])) / _TICK
+        totals[kind] = totals.get(kind, 0.0) + seconds
+    return totals
+
+
+async def _account(name: str, rounds: int, round_: Callable[[], Awaitable[Any]]) -> None:
+    await round_()  # cold round, not counted
+    pids = _descendants(os.getpid())
+    before = _cpu_by_kind(pids)
+    start = time.perf_counter()
+    for _ in range(rounds):
+        await round_()
+    wall = (time.perf_counter() - start) / rounds
+    after = _cpu_by_kind(pids)
+    per_round = {k: (after[k] - before.get(k, 0.0)) / rounds * 1000 for k in after}
+    total = sum(per_round.values())
+    parts = ", ".join(f"{k} {v:.0f} ms" for k, v in sorted(per_round.items()) if v >= 1)
+    print(f"{name}: round {wall * 1000:.0f} ms wall, CPU {total:.0f} ms ({parts})", flush=True)
+
+
+async def _run(tabs: int, rows: int, rounds: int) -> None:
+    from playwright.async_api import async_playwright
+
+    import kobrowser
+    from kobrowser.cdp import find_chrome
+
+    chrome = find_chrome()
+    with PageServer(rows=rows) as server:
+        url = server.url("table")
+        async with kobrowser.launch(executable_path=chrome, timeout=120) as kb:
+            kb_tabs = [await kb.new_tab(url) for _ in range(tabs)]
+            await _account(
+                "kobrowser tab.snapshot()",
+                rounds,
+                lambda: asyncio.gather(*(t.snapshot() for t in kb_tabs)),
+            )
+            await _account(
+                "bare Accessibility.getFullAXTree (json-decoded)",
+                rounds,
+                lambda: asyncio.gather(
+                    *(t.cdp.send("Accessibility.getFullAXTree") for t in kb_tabs)
+                ),
+            )
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=chrome, args=["--no-sandbox"])
+            try:
+                context = await browser.new_context()
+                pages = [await context.new_page() for _ in range(tabs)]
+                for page in pages:
+                    await page.goto(url, wait_until="load")
+                await _account(
+                    'Playwright aria_snapshot(mode="ai")',
+                    rounds,
+                    lambda: asyncio.gather(*(pg.aria_snapshot(mode="ai") for pg in pages)),
+                )
+            finally:
+                await browser.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--tabs", type=int, default=16)
+    parser.add_argument("--rows", type=int, default=250)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args(argv)
+    asyncio.run(_run(args.tabs, args.rows, args.rounds))
+
+
+if __name__ == "__main__":
+    main()
