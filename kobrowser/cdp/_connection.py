@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import itertools
 import logging
-import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +30,15 @@ from .._exceptions import (
 from ._events import ATTACHED, DETACHED
 from ._session import CDPSession
 from ._transport import on_asyncio
+from ._wire import (
+    BIG_REPLY,
+    ENVELOPE,
+    TARGET_REF,
+    Envelope,
+    ErrorBody,
+    encode_call,
+    split_reply,
+)
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -42,28 +50,6 @@ __all__ = ["Connection"]
 _log = logging.getLogger("kobrowser.cdp")
 
 
-class _ErrorBody(msgspec.Struct):
-    code: int = 0
-    message: str = ""
-    data: str | None = None
-
-
-class _Envelope(msgspec.Struct):
-    id: int | None = None
-    method: str | None = None
-    sessionId: str | None = None
-    error: _ErrorBody | None = None
-    result: msgspec.Raw = msgspec.Raw()
-    params: msgspec.Raw = msgspec.Raw()
-
-
-class _TargetRef(msgspec.Struct):
-    targetId: str
-
-
-_ENVELOPE = msgspec.json.Decoder(_Envelope)
-_TARGET_REF = msgspec.json.Decoder(_TargetRef)
-_ENCODE = msgspec.json.Encoder().encode
 _EMPTY = msgspec.Raw(b"{}")
 _NO_SCOPE = contextlib.nullcontext()
 
@@ -161,62 +147,6 @@ class _Batch:
             if not call.done:
                 call.error = CDPTimeoutError(call.method, deadline)
                 call.finish()
-
-
-_BIG_REPLY = 1 << 18
-"""Replies this long (a large AX tree) take :func:`_split_reply` first."""
-_REPLY_HEAD = re.compile(r'\{"id":(\d{1,15}),"result":\{')
-_REPLY_HEAD_B = re.compile(rb'\{"id":(\d{1,15}),"result":\{')
-_REPLY_TAIL = re.compile(r'\},"sessionId":"[0-9A-Fa-f]{1,64}"\}\Z')
-_REPLY_TAIL_B = re.compile(rb'\},"sessionId":"[0-9A-Fa-f]{1,64}"\}\Z')
-
-
-def _split_reply(data: bytes | str) -> tuple[int, msgspec.Raw] | None:
-    """The id and result of a successful reply, without parsing the result.
-
-    The envelope decoder has to scan a whole message to find where
-    ``result`` ends: 15 ms for the 20 MB AX tree of a big page, before the
-    result is decoded again. Chrome writes a reply as ``{"id":N,"result":
-    {...}}``, with ``,"sessionId":"..."`` last on flattened sessions, so the
-    result is the slice between; it is validated when its caller decodes it.
-    Anything else (an error reply, an event) gives None and takes the
-    envelope decoder.
-    """
-    if isinstance(data, str):
-        head = _REPLY_HEAD.match(data)
-        if head is None:
-            return None
-        call_id, start = head.group(1), head.end() - 1
-        tail = _REPLY_TAIL.search(data, len(data) - 100)
-        tail_start = tail.start() if tail is not None else None
-        closed = data.endswith("}}")
-    else:
-        head_b = _REPLY_HEAD_B.match(data)
-        if head_b is None:
-            return None
-        call_id, start = head_b.group(1).decode(), head_b.end() - 1
-        tail_b = _REPLY_TAIL_B.search(data, len(data) - 100)
-        tail_start = tail_b.start() if tail_b is not None else None
-        closed = data.endswith(b"}}")
-    if tail_start is not None:
-        end = tail_start + 1
-    elif closed:
-        end = len(data) - 1
-    else:
-        return None
-    return int(call_id), msgspec.Raw(data[start:end])
-
-
-def _encode_call(
-    call_id: int, method: str, params: dict[str, Any] | None, session_id: str | None
-) -> bytes:
-    """The JSON of one call: id, method, params if any, sessionId if any."""
-    message: dict[str, Any] = {"id": call_id, "method": method}
-    if params:
-        message["params"] = params
-    if session_id is not None:
-        message["sessionId"] = session_id
-    return _ENCODE(message)
 
 
 def _expire(call: _Call, deadline: float) -> None:
@@ -327,7 +257,7 @@ class Connection:
         if session._closed is not None:
             raise TargetClosedError(f"{method}: {session._closed}")
         call_id = next(self._ids)
-        data = _encode_call(call_id, method, params, session.id)
+        data = encode_call(call_id, method, params, session.id)
         deadline = self.timeout if timeout is None else timeout
         loop = self._loop
         if loop is not None:
@@ -424,7 +354,7 @@ class Connection:
                     batch.left += 1
                     pending[call_id] = call
                     ids.append(call_id)
-                    await self._transport.send(_encode_call(call_id, method, params, session.id))
+                    await self._transport.send(encode_call(call_id, method, params, session.id))
                 batch.left -= 1  # the sending guard (see above)
                 if batch.left:
                     if batch.future is not None:
@@ -459,13 +389,13 @@ class Connection:
             raise
 
     def _dispatch(self, data: bytes | str) -> None:
-        if len(data) >= _BIG_REPLY:
-            reply = _split_reply(data)
+        if len(data) >= BIG_REPLY:
+            reply = split_reply(data)
             if reply is not None:
                 self._resolve(reply[0], reply[1], None)
                 return
         try:
-            envelope = _ENVELOPE.decode(data)
+            envelope = ENVELOPE.decode(data)
         except msgspec.DecodeError:
             _log.warning("dropped a malformed CDP message: %.200r", data)
             return
@@ -482,7 +412,7 @@ class Connection:
         if session is not None:
             session._dispatch(method, envelope.params)
 
-    def _resolve(self, call_id: int, result: msgspec.Raw, error: _ErrorBody | None) -> None:
+    def _resolve(self, call_id: int, result: msgspec.Raw, error: ErrorBody | None) -> None:
         call = self._pending.pop(call_id, None)
         if call is None or call.done:
             # Late (timed out or cancelled caller), already failed (its
@@ -502,7 +432,7 @@ class Connection:
                 call.error = KoBrowserError(f"{call.method}: could not read the answer: {exc!r}")
         call.finish()
 
-    def _lifecycle(self, method: str, envelope: _Envelope) -> None:
+    def _lifecycle(self, method: str, envelope: Envelope) -> None:
         try:
             if method == "Target.attachedToTarget":
                 attached = ATTACHED.decode(envelope.params)
@@ -521,7 +451,7 @@ class Connection:
                 if envelope.sessionId is not None:
                     self._close_session(envelope.sessionId, "the target was detached")
             else:
-                target_id = _TARGET_REF.decode(envelope.params).targetId
+                target_id = TARGET_REF.decode(envelope.params).targetId
                 reason = (
                     "the target crashed"
                     if method == "Target.targetCrashed"

@@ -114,7 +114,7 @@ async def test_big_reply_with_spaces_takes_the_envelope_path() -> None:
 
 @pytest.mark.parametrize("as_text", [True, False], ids=["str", "bytes"])
 def test_split_reply_takes_only_compact_success_replies(as_text: bool) -> None:
-    from kobrowser.cdp._connection import _split_reply
+    from kobrowser.cdp._wire import split_reply as _split_reply
 
     def split(message: dict[str, Any], **dumps: Any) -> tuple[int, Any] | None:
         text = json.dumps(message, **({"separators": (",", ":")} | dumps))
