@@ -34,6 +34,7 @@ from ._resolve import Target, call, locate
 __all__ = ["ActionsMixin"]
 
 _GUARD_MS = 5000  # cleared right after each action; only a safety net
+_HOVER_TRIES = 3  # moves sent before hover gives up on a frame that never sees them
 _GUARD_READ_S = 5.0  # deadline floor for reading a guard after input was sent
 _CHECKABLE = ("checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio")
 
@@ -113,7 +114,7 @@ class ActionsMixin(ReadersMixin):
         *,
         keep: bool = False,
         wait: dict[str, int] | None = None,
-    ) -> tuple[int, int] | None:
+    ) -> tuple[int, int, int] | None:
         """Read (and unless ``keep``, disarm) the pointer guards ``locate`` armed.
 
         The guard is armed in the element's frame and in every parent frame
@@ -121,8 +122,9 @@ class ActionsMixin(ReadersMixin):
         event blocked in a parent frame never reached the element either.
 
         Returns:
-            (events that reached the element, events blocked in any frame),
-            or None when the element's frame is gone (the click navigated).
+            (events that reached the element, events blocked in any frame,
+            mouse moves the element's frame saw), or None when the element's
+            frame is gone (the click navigated).
         """
         own = await self._guard_call(target.session, target.object_id, keep, deadline, wait)
         if own is None:
@@ -143,7 +145,7 @@ class ActionsMixin(ReadersMixin):
             guard = await self._guard_call(parent_session, owner_id, keep, deadline, None)
             if guard is not None:
                 blocked += int(guard.get("blocked", 0))
-        return int(own.get("ok", 0)), blocked
+        return int(own.get("ok", 0)), blocked, int(own.get("moves", 0))
 
     async def _guard_call(
         self,
@@ -174,7 +176,17 @@ class ActionsMixin(ReadersMixin):
         await self.click(element_id, click_count=2, timeout=timeout)
 
     async def hover(self, element_id: int, *, timeout: float | None = None) -> None:
-        """Move the mouse over element ``element_id`` (waits for actionability)."""
+        """Move the mouse over element ``element_id`` (waits for actionability).
+
+        Returns once the element's frame has seen the pointer; a move that
+        Chrome delivered elsewhere (an out-of-process frame whose input
+        routing was not ready) is sent again.
+
+        Raises:
+            NoSnapshotError, UnknownElementError, StaleElementError,
+            NotInteractableError (covered, or its frame never received the
+            pointer after three moves).
+        """
 
         async def body(target: Target, deadline: float) -> None:
             x, y, _ = await locate(
@@ -182,9 +194,31 @@ class ActionsMixin(ReadersMixin):
             )
             moved = (x, y) != (self._mouse.x, self._mouse.y)
             await self._mouse.move(x, y, timeout=self._left(deadline))
+            if not moved:
+                await self._read_guards(target, deadline)
+                return
             # Returns once the element's frame has seen the move (an
             # out-of-process frame gets it after the page acknowledged it).
-            await self._read_guards(target, deadline, wait={"mousemove": 1} if moved else None)
+            for _ in range(_HOVER_TRIES):
+                guards = await self._read_guards(
+                    target, deadline, keep=True, wait={"mousemove": 1}
+                )
+                if guards is None:
+                    return  # the frame went away
+                if guards[2]:
+                    await self._read_guards(target, deadline)
+                    return
+                # The frame never saw the pointer: Chrome sent the move to the
+                # page (an out-of-process frame's input routing not ready yet,
+                # on a loaded machine). Step aside and come back.
+                await self._mouse.move(x + 1, y, timeout=self._left(deadline))
+                await self._mouse.move(x, y, timeout=self._left(deadline))
+            await self._read_guards(target, deadline)
+            raise NotInteractableError(
+                f"the mouse moved over element {element_id}, but its frame never "
+                "received the pointer. Take a new snapshot and try again.",
+                element_id,
+            )
 
         await self._run(element_id, timeout, body)
 

@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import pytest
 
-from kobrowser import Tab, WrongElementKindError
+from kobrowser import NotInteractableError, Tab, WrongElementKindError
 from kobrowser._snapshot import Element, Snapshot
 
 from ._pages import CONTEXTS, clear_log, eval_in, find, read_log, widgets_url
@@ -122,6 +122,51 @@ async def test_hover(ctx: tuple[Tab, Snapshot]) -> None:
     assert overs[0]["trusted"] and inside(overs[0])
     assert not [e for e in log if e["type"] != "mouseover"], "hover pressed a button"
     assert await js(target, "el.matches(':hover')") is True
+
+
+def _moves_unseen(monkeypatch: pytest.MonkeyPatch, tab: Tab, unseen: int) -> list[Any]:
+    """Make the first ``unseen`` hover reads report that the frame saw no move.
+
+    As when Chrome routes a move to the page because an out-of-process
+    frame's input routing is not ready. Returns the list of hover reads.
+    """
+    original = type(tab)._read_guards
+    reads: list[Any] = []
+
+    async def read_guards(self: Tab, target: Any, deadline: float, **kw: Any) -> Any:
+        got = await original(self, target, deadline, **kw)
+        if kw.get("wait") == {"mousemove": 1}:
+            reads.append(got)
+            if got is not None and len(reads) <= unseen:
+                return got[0], got[1], 0
+        return got
+
+    monkeypatch.setattr(type(tab), "_read_guards", read_guards)
+    return reads
+
+
+async def test_hover_moves_again_until_the_frame_sees_the_pointer(
+    ctx: tuple[Tab, Snapshot], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tab, snap = ctx
+    target = find(snap, "button", "Hover me")
+    reads = _moves_unseen(monkeypatch, tab, unseen=1)
+    await tab.hover(target.id)
+    assert len(reads) == 2
+    assert await js(target, "el.matches(':hover')") is True
+
+
+async def test_hover_gives_up_when_the_frame_never_sees_the_pointer(
+    ctx: tuple[Tab, Snapshot], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tab, snap = ctx
+    target = find(snap, "button", "Hover me")
+    reads = _moves_unseen(monkeypatch, tab, unseen=99)
+    with pytest.raises(NotInteractableError) as info:
+        await tab.hover(target.id)
+    assert len(reads) == 3
+    assert info.value.element_id == target.id
+    assert "never received the pointer" in str(info.value)
 
 
 async def test_pointer_drag(ctx: tuple[Tab, Snapshot]) -> None:
