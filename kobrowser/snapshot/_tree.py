@@ -141,7 +141,7 @@ def build_tree(frame: FrameAX, *, scope: Collection[tuple[str, int]] | None = No
             return []
         scope_set = scope if isinstance(scope, (set, frozenset)) else set(scope)
     with gc_paused():
-        return _build(frame, scope_set, scope is None)[0]
+        return _build(frame, scope_set, scope is None)
 
 
 def prebuild_frame(frame_id: str, nodes: list[AXNode]) -> FrameAX:
@@ -155,24 +155,30 @@ def prebuild_frame(frame_id: str, nodes: list[AXNode]) -> FrameAX:
     child frames).
     """
     frame = FrameAX(frame_id=frame_id, nodes=nodes)
-    # A quick look first: building a frame that embeds frames would be wasted.
-    if nodes and not any(n.role is not None and n.role.value == "Iframe" for n in nodes):
+    if nodes and not _embeds_frames(nodes):
         with gc_paused():
-            roots, iframes = _build(frame, (), True)
-        if not iframes:  # always true after the look above; the walk has the last word
-            frame.built = roots
+            frame.built = _build(frame, (), True)
     return frame
 
 
-def _build(
-    frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: bool
-) -> tuple[list[Node], bool]:
-    """The walk; returns the printed roots and whether it met an ``iframe``."""
+def _embeds_frames(nodes: list[AXNode]) -> bool:
+    """Whether any node has a role the walk treats as an ``iframe``.
+
+    Ignored ones too: a superset of what the walk would embed, so a frame
+    it answers False for has nothing for the walk to inline.
+    """
+    for node in nodes:
+        raw = node.role.value if node.role is not None else None
+        if raw.__class__ is str and role_info(raw)[1] == IFRAME:
+            return True
+    return False
+
+
+def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: bool) -> list[Node]:
     roots: list[Any] = []
     fs = _frame_state(frame)
     top: _Ctx = (roots if everything else None, "", False, fs, everything)
     seen_frames = {id(frame)}
-    iframes = 0  # iframe elements met (prebuild_frame cannot use a frame that has any)
     # id() of the children lists (alive until the end) that hold label markers.
     labeled: set[int] = set()
     # Stack items: (node, ctx, AX parent, None) or, to finish a printed node,
@@ -266,8 +272,6 @@ def _build(
         bits, editable = read_props(ax.properties) if ax.properties else (0, False)
         child_field = in_field or (editable and role in FIELD_ROLES)
         child_carrier = "" if kind == IFRAME else name
-        if kind == IFRAME:
-            iframes += 1
         if out is None:
             child_ctx: _Ctx = (None, child_carrier, child_field, fs, False)
             if kind == IFRAME:
@@ -303,7 +307,7 @@ def _build(
     if labeled and id(roots) in labeled:
         resolve_labels(roots)
     merge_text(roots)
-    return roots, bool(iframes)
+    return roots
 
 
 def _finish(node: Node, parent: list[Any], kind: int) -> None:

@@ -327,6 +327,10 @@ def test_prebuild_frame_leaves_frames_with_iframes_to_the_walk() -> None:
     outer_spec.frame = FrameSpec([Spec("button", "Deep", [])], None, "F9")
     outer = frame(Spec("button", "Outer", []), outer_spec)
     assert prebuild_frame(outer.frame_id, outer.nodes).built is None
+    other_spec = Spec("IframePresentational", "Other kind", [])
+    other_spec.frame = FrameSpec([Spec("button", "Deep", [])], None, "F8")
+    other = frame(other_spec)
+    assert prebuild_frame(other.frame_id, other.nodes).built is None
     assert prebuild_frame("F0", []).built is None
 
 
