@@ -27,13 +27,12 @@ from .._exceptions import (
     ProtocolError,
     TargetClosedError,
 )
-from ._events import ATTACHED, DETACHED
+from ._events import ATTACHED, DETACHED, TARGET_REF
 from ._session import CDPSession
 from ._transport import on_asyncio
 from ._wire import (
     BIG_REPLY,
     ENVELOPE,
-    TARGET_REF,
     Envelope,
     ErrorBody,
     encode_call,
@@ -144,9 +143,7 @@ class _Batch:
 
     def expire(self, deadline: float) -> None:
         for call in self.calls:
-            if not call.done:
-                call.error = CDPTimeoutError(call.method, deadline)
-                call.finish()
+            _expire(call, deadline)
 
 
 def _expire(call: _Call, deadline: float) -> None:

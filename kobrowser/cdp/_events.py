@@ -2,7 +2,8 @@
 
 One definition, decoded with prebuilt decoders: the connection, the frame
 registry, the page state and the browser's target tracking all read
-``Target.attachedToTarget`` / ``Target.detachedFromTarget`` the same way.
+``Target.attachedToTarget`` / ``Target.detachedFromTarget`` the same way (and
+the connection reads ``Target.targetCrashed`` / ``Target.targetDestroyed``).
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ import msgspec
 __all__ = [
     "ATTACHED",
     "DETACHED",
+    "TARGET_REF",
     "AttachedToTarget",
     "DetachedFromTarget",
     "TargetInfo",
+    "TargetRef",
 ]
 
 
@@ -41,5 +44,12 @@ class DetachedFromTarget(msgspec.Struct, gc=False):
     targetId: str | None = None
 
 
+class TargetRef(msgspec.Struct, gc=False):
+    """``Target.targetCrashed`` / ``Target.targetDestroyed`` parameters (the id only)."""
+
+    targetId: str
+
+
 ATTACHED = msgspec.json.Decoder(AttachedToTarget)
 DETACHED = msgspec.json.Decoder(DetachedFromTarget)
+TARGET_REF = msgspec.json.Decoder(TargetRef)

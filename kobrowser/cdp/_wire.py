@@ -16,7 +16,6 @@ import msgspec
 __all__ = [
     "BIG_REPLY",
     "ENVELOPE",
-    "TARGET_REF",
     "Envelope",
     "ErrorBody",
     "encode_call",
@@ -43,14 +42,7 @@ class Envelope(msgspec.Struct):
     params: msgspec.Raw = msgspec.Raw()
 
 
-class TargetRef(msgspec.Struct):
-    """The parameters of ``Target.targetCrashed`` / ``Target.targetDestroyed``."""
-
-    targetId: str
-
-
 ENVELOPE = msgspec.json.Decoder(Envelope)
-TARGET_REF = msgspec.json.Decoder(TargetRef)
 _ENCODE = msgspec.json.Encoder().encode
 
 
