@@ -140,6 +140,11 @@ def _ax_frame(frame_id: str, raw: msgspec.Raw) -> FrameAX:
     return prebuild_frame(frame_id, decode_ax_tree(raw).nodes)
 
 
+def _child_ax(session: CDPSession, frame_id: str) -> BatchCall:
+    """The AX tree call of a same-process child frame (built as it arrives)."""
+    return (session, _AX, {"frameId": frame_id}, functools.partial(_ax_frame, frame_id))
+
+
 async def fetch_frames(
     page: CDPSession,
     oopifs: Sequence[tuple[str, CDPSession, CDPSession]],
@@ -153,9 +158,9 @@ async def fetch_frames(
     All calls go out as one batch (:meth:`~kobrowser.cdp.Connection.call_many`):
     per session its frame tree, the AX tree of its own document and those of
     the same-process child frames its last snapshot saw, each decoded as it
-    arrives (Chrome answers one
-    session's calls in order, so asking for them only after the frame tree
-    came back would leave the renderer idle for a round trip). Frames the
+    arrives (Chrome answers one session's calls in order, so asking for them
+    only after the frame tree came back would leave the renderer idle for a
+    round trip). Frames the
     frame trees show that were not asked for yet (new frames, the first
     snapshot) and owners not in the cache follow in a second batch; a
     prefetched frame no longer in its session's frame tree is dropped.
@@ -216,17 +221,19 @@ async def _fetch(
         requests.append((session, _AX, None, own_decode))
         for frame_id in _known_children.get(session, ()):
             asked[frame_id] = len(requests)
-            requests.append(
-                (session, _AX, {"frameId": frame_id}, functools.partial(_ax_frame, frame_id))
-            )
+            requests.append(_child_ax(session, frame_id))
         slots.append((tree_index, asked))
     results = await page.connection.call_many(requests, timeout=timeout)
-    if frame_tree_version is not None:
-        for (session, _parent, _own_id), version in zip(sessions, versions, strict=True):
-            if version is not None and frame_tree_version(session) != version:
-                _tree_cache.pop(session, None)
-                if session in reused:
-                    return None
+    # A session's frame tree is current only if no frame-tree event came
+    # while the batch ran; a reused one that is not makes the caller retry.
+    steady = [
+        version is not None
+        and frame_tree_version is not None
+        and frame_tree_version(session) == version
+        for (session, _parent, _own_id), version in zip(sessions, versions, strict=True)
+    ]
+    if any(s in reused and not ok for (s, _, _), ok in zip(sessions, steady, strict=True)):
+        return None
 
     trees: dict[str, FrameAX | KoBrowserError] = {}
     documents: dict[str, FrameDocument] = {}
@@ -243,21 +250,19 @@ async def _fetch(
             later.append((session, "DOM.getFrameOwner", {"frameId": frame_id}, _owner))
             later_frames.append((frame_id, True))
 
-    for (session, parent, _own_id), (tree_index, asked), version in zip(
-        sessions, slots, versions, strict=True
+    for (session, parent, _own_id), (tree_index, asked), version, ok in zip(
+        sessions, slots, versions, steady, strict=True
     ):
         root = reused.get(session) or results[tree_index]
-        if isinstance(root, KoBrowserError):
+        if isinstance(root, KoBrowserError) or not ok:
             _tree_cache.pop(session, None)
+        else:
+            assert version is not None
+            _tree_cache[session] = (version, root)
+        if isinstance(root, KoBrowserError):
             if parent is None:
                 raise root
             continue
-        if (
-            version is not None
-            and frame_tree_version is not None
-            and frame_tree_version(session) == version
-        ):
-            _tree_cache[session] = (version, root)
         own = results[asked[None]]
         if parent is None:
             if isinstance(own, KoBrowserError):
@@ -283,14 +288,7 @@ async def _fetch(
                 if index is not None:
                     trees[frame.id] = results[index]
                 else:
-                    later.append(
-                        (
-                            session,
-                            _AX,
-                            {"frameId": frame.id},
-                            functools.partial(_ax_frame, frame.id),
-                        )
-                    )
+                    later.append(_child_ax(session, frame.id))
                     later_frames.append((frame.id, False))
                 need_owner(frame.id, session)
             stack.extend(node.childFrames)
