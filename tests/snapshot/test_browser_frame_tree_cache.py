@@ -56,18 +56,19 @@ def tree_asks(batches: list[list[tuple[Any, str]]]) -> list[Any]:
     ]
 
 
-def _nested_cross_page(server: PageServer) -> tuple[str, str]:
+def _nested_cross_page(server: PageServer) -> str:
     """Top (127.0.0.1) > cross-origin frame (localhost) > its same-process child."""
     server.set_page("/leaf-a.html", page("<button>Leaf A</button>"))
     server.set_page("/leaf-b.html", page("<button>Leaf B</button>"))
-    middle = server.set_page(
+    server.set_page(
         "/middle.html",
         page('<button>Middle</button><iframe id="leaf" title="Leaf" src="/leaf-a.html"></iframe>'),
     )
-    cross_middle = server.cross_url("/middle.html")
-    assert middle.endswith("/middle.html")
-    body = f'<button>Top</button><iframe title="Cross" src="{cross_middle}"></iframe>'
-    return server.set_page("/top.html", page(body, title="Top")), server.cross_url("/")
+    body = (
+        f'<button>Top</button><iframe title="Cross" src="{server.cross_url("/middle.html")}">'
+        "</iframe>"
+    )
+    return server.set_page("/top.html", page(body, title="Top"))
 
 
 async def _current_loader(session: CDPSession, frame_id: str) -> str:
@@ -87,7 +88,7 @@ async def _run(session: CDPSession, script: str) -> None:
     await session.send("Runtime.evaluate", {"expression": script, "awaitPromise": True})
 
 
-async def _cross_session(tab: Tab) -> CDPSession:
+def _cross_session(tab: Tab) -> CDPSession:
     [cross] = tab._frames.frames()
     return cross.session
 
@@ -95,7 +96,7 @@ async def _cross_session(tab: Tab) -> CDPSession:
 async def test_frame_trees_are_reused_while_nothing_changes(
     server: PageServer, open_tab: OpenTab, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url, _ = _nested_cross_page(server)
+    url = _nested_cross_page(server)
     async with open_tab(url) as tab:
         first = await tab.snapshot()
         assert_consistent(first)
@@ -105,7 +106,7 @@ async def test_frame_trees_are_reused_while_nothing_changes(
         assert tree_asks(batches) == []
         assert len(batches) == 1
         # The documents (and so the loader ids actions check) are the current ones.
-        cross = await _cross_session(tab)
+        cross = _cross_session(tab)
         leaf = again.id_map[5]
         assert leaf.name == "Leaf A"
         assert leaf.loader_id == await _current_loader(cross, leaf.frame_id)
@@ -114,11 +115,11 @@ async def test_frame_trees_are_reused_while_nothing_changes(
 async def test_navigation_inside_an_out_of_process_frame_is_seen(
     server: PageServer, open_tab: OpenTab, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url, _ = _nested_cross_page(server)
+    url = _nested_cross_page(server)
     async with open_tab(url) as tab:
         before = await tab.snapshot()
         old_leaf = before.id_map[5]
-        cross = await _cross_session(tab)
+        cross = _cross_session(tab)
         # Navigate the same-process child of the cross-origin frame.
         await _run(
             cross,
@@ -139,10 +140,10 @@ async def test_navigation_inside_an_out_of_process_frame_is_seen(
 async def test_frames_added_and_removed_inside_an_out_of_process_frame(
     server: PageServer, open_tab: OpenTab
 ) -> None:
-    url, _ = _nested_cross_page(server)
+    url = _nested_cross_page(server)
     async with open_tab(url) as tab:
         await tab.snapshot()
-        cross = await _cross_session(tab)
+        cross = _cross_session(tab)
         await _run(
             cross,
             "new Promise(r => { const f = document.createElement('iframe');"
@@ -165,7 +166,7 @@ async def test_frames_added_and_removed_inside_an_out_of_process_frame(
 async def test_url_change_within_the_top_document_is_seen(
     server: PageServer, open_tab: OpenTab
 ) -> None:
-    url, _ = _nested_cross_page(server)
+    url = _nested_cross_page(server)
     async with open_tab(url) as tab:
         assert (await tab.snapshot()).url == url
         await tab.evaluate("history.pushState({}, '', '/moved.html')")
@@ -175,10 +176,10 @@ async def test_url_change_within_the_top_document_is_seen(
 async def test_a_change_while_the_ax_trees_are_read_fetches_again(
     server: PageServer, open_tab: OpenTab, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url, _ = _nested_cross_page(server)
+    url = _nested_cross_page(server)
     async with open_tab(url) as tab:
         first = await tab.snapshot()
-        cross = await _cross_session(tab)
+        cross = _cross_session(tab)
 
         def changed(batch: int) -> None:
             if batch == 1:
