@@ -200,9 +200,7 @@ class ActionsMixin(ReadersMixin):
             # Returns once the element's frame has seen the move (an
             # out-of-process frame gets it after the page acknowledged it).
             for _ in range(_HOVER_TRIES):
-                guards = await self._read_guards(
-                    target, deadline, keep=True, wait={"mousemove": 1}
-                )
+                guards = await self._read_guards(target, deadline, keep=True, wait={"mousemove": 1})
                 if guards is None:
                     return  # the frame went away
                 if guards[2]:
