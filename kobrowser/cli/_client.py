@@ -68,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
         cmd, args, options = parse(argv, PROG)
     except SystemExit as exc:  # --help (0) or bad usage (2)
         return exc.code if isinstance(exc.code, int) else 2
+    if cmd == "mcp":  # a server in the foreground, not a daemon request
+        from ..mcp._main import main as mcp_main
+
+        return mcp_main(args, options)
     as_json = options["json"]
     try:
         if cmd == "session.list":

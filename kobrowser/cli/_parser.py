@@ -263,6 +263,26 @@ def _eval(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("script", metavar="JS")
 
 
+def _mcp(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "--port", type=_non_negative_int, default=None, metavar="N",
+        help="serve streamable HTTP on port N (0: any free port) instead of stdio",
+    )  # fmt: skip
+    sub.add_argument(
+        "--host", default=None, metavar="HOST",
+        help="with --port: address to bind (default 127.0.0.1, local clients only)",
+    )  # fmt: skip
+    sub.add_argument(
+        "--snapshot", choices=("full", "interactive", "none"), default="interactive",
+        help="what every action replies with (default: interactive)",
+    )  # fmt: skip
+    sub.add_argument("--no-evaluate", action="store_true", help="no JavaScript evaluate tool")
+    sub.add_argument(
+        "--allow-upload-from", default=None, metavar="DIR",
+        help="let the upload tool take files from DIR (default: uploads refused)",
+    )  # fmt: skip
+
+
 #: name -> (help, how to define its arguments); the parser is built lazily
 #: from this table (only the command on the command line, when it is known).
 COMMANDS: dict[str, tuple[str, Define | None]] = {
@@ -332,6 +352,7 @@ COMMANDS: dict[str, tuple[str, Define | None]] = {
     ),
     "eval": ("evaluate JavaScript in the page and print the result", _eval),
     "close": ("close the session: its Chrome and daemon", None),
+    "mcp": ("serve a browser to an MCP host (stdio; HTTP with --port) until it goes", _mcp),
     "session": (
         "sessions of this user",
         _group([("list", "list running sessions", None)], "action", "session"),
@@ -392,6 +413,8 @@ def parse(argv: list[str], prog: str = "ko-browser") -> tuple[str, dict[str, Any
             parser.error("wait needs exactly one of: MS, --load, --text, --selector, --url, --fn")
         if args["state"] is not None and args["selector"] is None:
             parser.error("wait --state goes with --selector")
+    if cmd == "mcp" and args["host"] is not None and args["port"] is None:
+        parser.error("mcp --host goes with --port")
     if cmd == "click" and args.pop("right", False):
         args["button"] = "right"
     if cmd == "click" and args.pop("double", False):

@@ -1,0 +1,131 @@
+"""serve(): one browser for the server's lifetime, stdio or streamable HTTP, clean exit.
+
+The browser is opened before the transport starts and closed after it ends,
+whatever ends it: the host closing stdin, SIGTERM/SIGINT/SIGHUP, or the HTTP
+server shutting down. A launched Chrome and its temporary profile are gone
+when :func:`serve` returns; with ``cdp`` only the tabs the server opened are
+closed.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+import kobrowser
+
+from ._server import build_server
+from ._stdio import stdio_streams
+from ._tools import SnapshotMode
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+__all__ = ["ServeOptions", "Stopper", "say", "serve"]
+
+PROG = "ko-browser mcp"
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """How ``ko-browser mcp`` runs (see ``ko-browser mcp --help``)."""
+
+    port: int | None = None
+    host: str | None = None
+    snapshot: SnapshotMode = "interactive"
+    allow_evaluate: bool = True
+    upload_dir: str | None = None
+    headed: bool = False
+    executable_path: str | None = None
+    cdp: str | None = None
+    timeout: float = 30.0
+
+
+def say(message: str) -> None:
+    """One line on stderr (stdout carries the protocol)."""
+    sys.stderr.write(f"{PROG}: {message}\n")
+    sys.stderr.flush()
+
+
+class Stopper:
+    """What the first stop signal does; changed by the phase the server is in.
+
+    Until the transport runs, a signal cancels everything (a launching
+    browser is closed again); the HTTP server sets a graceful stop instead.
+    A second signal always cancels.
+    """
+
+    def __init__(self, cancel: Callable[[], None]) -> None:
+        self.cancel = cancel
+        self.stop = cancel
+
+
+async def serve(options: ServeOptions) -> None:
+    """Open the browser, serve MCP until the transport ends or a signal, then close all.
+
+    Raises:
+        LaunchError: the browser could not be started.
+        KoBrowserError: ``options.cdp`` could not be reached.
+        OSError: the HTTP port could not be bound.
+    """
+    failed: Exception | None = None
+    async with anyio.create_task_group() as tg:
+        stopper = Stopper(tg.cancel_scope.cancel)
+        tg.start_soon(_watch_signals, stopper)
+        try:
+            await _serve(options, stopper)
+        except Exception as exc:  # raised bare below, not inside the task group's group
+            failed = exc
+        tg.cancel_scope.cancel()
+    if failed is not None:
+        raise failed
+    say("stopped")
+
+
+async def _serve(options: ServeOptions, stopper: Stopper) -> None:
+    if options.cdp:
+        browser = kobrowser.connect(options.cdp, timeout=options.timeout)
+    else:
+        browser = kobrowser.launch(
+            headless=not options.headed,
+            executable_path=options.executable_path,
+            timeout=options.timeout,
+        )
+    async with browser:
+        server = build_server(
+            browser,
+            snapshot=options.snapshot,
+            allow_evaluate=options.allow_evaluate,
+            upload_dir=options.upload_dir,
+        )
+        what = f"Chrome pid {browser.pid}" if browser.pid else f"Chrome at {options.cdp}"
+        if options.port is None:
+            say(f"serving MCP on stdio ({what})")
+            await _serve_stdio(server)
+        else:
+            from ._http import serve_http
+
+            await serve_http(server, options.host, options.port, what, stopper)
+        say("stopping: closing the browser")
+
+
+async def _watch_signals(stopper: Stopper) -> None:
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
+        first = True
+        async for signum in signals:
+            say(f"got {signal.Signals(signum).name}")
+            (stopper.stop if first else stopper.cancel)()
+            first = False
+
+
+async def _serve_stdio(server: MCPServer[Any]) -> None:
+    # The SDK's MCPServer.run_stdio_async() reads stdin in a thread that a
+    # signal cannot stop; this is the same loop with a cancellable stdin.
+    lowlevel = server._lowlevel_server
+    async with stdio_streams() as (read_stream, write_stream):
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

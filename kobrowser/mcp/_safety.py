@@ -1,0 +1,94 @@
+"""What the MCP server refuses: uploads outside one directory, non-local HTTP clients."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["LocalClientsOnly", "RefusedError", "is_loopback", "upload_files"]
+
+
+class RefusedError(Exception):
+    """The server's policy refuses the request (the model is told why)."""
+
+
+def upload_files(paths: Sequence[str], allowed: Path | None) -> list[str]:
+    """The real paths of ``paths`` when every one is a file under ``allowed``.
+
+    Relative paths are taken from ``allowed``. Symlinks are resolved before
+    the check, so a link inside ``allowed`` that points elsewhere is refused.
+
+    Raises:
+        RefusedError: uploads are off (``allowed`` is None), no path was
+            given, or a path is outside ``allowed`` or not a file.
+    """
+    if allowed is None:
+        raise RefusedError(
+            "file upload is off: the server must be started with --allow-upload-from DIR "
+            "to upload files from DIR"
+        )
+    if not paths:
+        raise RefusedError("upload needs at least one file path")
+    root = Path(os.path.realpath(allowed))
+    files: list[str] = []
+    for path in paths:
+        real = Path(os.path.realpath(root / os.path.expanduser(path)))
+        if root not in real.parents:
+            raise RefusedError(
+                f"upload refused: {path} is outside the directory uploads are allowed from ({root})"
+            )
+        if not real.is_file():
+            raise RefusedError(f"upload refused: {path} is not a file in {root}")
+        files.append(str(real))
+    return files
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 (also IPv4-mapped) and ``localhost``."""
+    if host == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_loopback
+
+
+class LocalClientsOnly:
+    """ASGI middleware: answer 403 to any HTTP client whose address is not loopback.
+
+    Applied when the server was started without an explicit ``--host``, on
+    top of the Host/Origin checks of the SDK (DNS-rebinding protection).
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            client = scope.get("client")
+            if client is None or not is_loopback(str(client[0])):
+                if scope["type"] == "websocket":
+                    await send({"type": "websocket.close", "code": 1008})
+                    return
+                body = (
+                    b"only local clients may use this server (start it with --host to allow others)"
+                )
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 403,
+                        "headers": [
+                            (b"content-type", b"text/plain; charset=utf-8"),
+                            (b"content-length", str(len(body)).encode()),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)

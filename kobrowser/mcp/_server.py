@@ -1,0 +1,109 @@
+"""build_server: an MCP server (the SDK's ``MCPServer``) over an open Browser."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+import kobrowser
+
+from ._tools import BrowserTools, SnapshotMode
+
+if TYPE_CHECKING:
+    from kobrowser import Browser
+
+__all__ = ["INSTRUCTIONS", "TOOL_NAMES", "build_server"]
+
+#: What the host puts in the model's context about this server.
+INSTRUCTIONS = """\
+kobrowser drives a real Chrome through numbered accessibility snapshots. A snapshot line is \
+`id: role "name" value="..." states`; indentation is nesting, iframes included. Act on \
+elements by id. Ids belong to the latest snapshot only: every reply that shows a snapshot \
+renumbers the page, so always use the ids of the most recent one. An id whose element changed \
+or went away fails with an error and a new snapshot; it never acts on another element."""
+
+#: Every tool, in the order the host lists them.
+TOOL_NAMES = (
+    "open",
+    "back",
+    "forward",
+    "reload",
+    "snapshot",
+    "find",
+    "click",
+    "dblclick",
+    "hover",
+    "fill",
+    "type",
+    "press",
+    "select",
+    "check",
+    "uncheck",
+    "upload",
+    "drag",
+    "scroll",
+    "wait_for",
+    "tabs",
+    "evaluate",
+    "text",
+    "batch",
+)
+
+_READ_ONLY = frozenset({"snapshot", "find", "text"})
+
+
+def build_server(
+    browser: Browser,
+    *,
+    snapshot: SnapshotMode = "interactive",
+    allow_evaluate: bool = True,
+    upload_dir: str | os.PathLike[str] | None = None,
+) -> MCPServer[Any]:
+    """An MCP server whose tools drive ``browser`` (already open, e.g. ``async with launch()``).
+
+    The server does not own the browser: close it after the server stops.
+    Serve the result with the SDK (``await server.run_stdio_async()``, or
+    ``mcp.Client(server)`` in-process), or run ``ko-browser mcp``.
+
+    Args:
+        browser: the browser every tool acts on (its current tab).
+        snapshot: what every action replies with: ``"interactive"`` (the
+            interactive elements of a fresh snapshot), ``"full"`` (the whole
+            snapshot) or ``"none"`` (only the URL).
+        allow_evaluate: offer the ``evaluate`` tool (JavaScript in the page).
+        upload_dir: the directory ``upload`` may take files from (symlinks
+            resolved); None refuses every upload.
+
+    Raises:
+        ValueError: unknown ``snapshot`` mode.
+    """
+    if snapshot not in ("full", "interactive", "none"):
+        raise ValueError(f"snapshot must be full, interactive or none, not {snapshot!r}")
+    tools = BrowserTools(
+        browser,
+        snapshot=snapshot,
+        upload_dir=Path(upload_dir).resolve() if upload_dir is not None else None,
+    )
+    server: MCPServer[Any] = MCPServer(
+        "kobrowser",
+        title="kobrowser",
+        instructions=INSTRUCTIONS,
+        version=kobrowser.__version__,
+        log_level="WARNING",
+    )
+    for name in TOOL_NAMES:
+        if name == "evaluate" and not allow_evaluate:
+            continue
+        method = getattr(tools, name)
+        server.add_tool(
+            method,
+            name=name,
+            description=" ".join((method.__doc__ or "").split()),
+            annotations=ToolAnnotations(read_only_hint=True) if name in _READ_ONLY else None,
+            structured_output=False,
+        )
+    return server

@@ -1,0 +1,243 @@
+"""The MCP server in-process: the SDK's client against build_server(), real Chromium.
+
+No subprocess and no port: ``mcp.Client(server)`` talks to the server in
+memory (``mode="legacy"`` through JSON-RPC streams, the default mode through
+the SDK's direct dispatcher).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from _server import PageServer
+from mcp import Client
+
+import kobrowser
+from kobrowser import Browser
+from kobrowser.mcp import INSTRUCTIONS, TOOL_NAMES, build_server
+
+from .conftest import call, find_id
+
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("tabs_closed")]
+
+PAY = """<!doctype html><title>Pay</title>
+<form onsubmit="return false">
+  <label>Card holder <input id="holder"></label>
+  <button type="button" onclick="this.textContent = 'Paid by ' +
+    document.getElementById('holder').value">Pay now</button>
+</form>
+<script>
+  addEventListener("message", (event) => {
+    if (event.data !== "rerender") return;
+    const form = document.querySelector("form");
+    form.replaceWith(form.cloneNode(true));  // the same elements, as new nodes
+    event.source.postMessage("rerendered", "*");
+  });
+</script>
+"""
+
+CHECKOUT = """<!doctype html><title>Checkout</title>
+<h1>Checkout</h1>
+<p>Two items, total $41.98</p>
+<iframe title="Payment" src="%s"></iframe>
+<script>
+  window.rerender = () => new Promise((resolve) => {
+    addEventListener("message", (event) => {
+      if (event.data === "rerendered") resolve(true);
+    });
+    frames[0].postMessage("rerender", "*");
+  });
+</script>
+"""
+
+
+def checkout(server: PageServer) -> str:
+    server.set_page("/pay.html", PAY)
+    server.set_page("/checkout.html", CHECKOUT % server.cross_url("/pay.html"))
+    return server.url("/checkout.html")
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_tool_list_and_instructions(browser: Browser, mode: str) -> None:
+    async with Client(build_server(browser), mode=mode) as client:
+        tools = (await client.list_tools()).tools
+        assert client.instructions == INSTRUCTIONS
+    assert [tool.name for tool in tools] == list(TOOL_NAMES)
+    assert len(TOOL_NAMES) == 23
+    for tool in tools:
+        assert tool.description and len(tool.description) < 200, tool.name
+        assert "\n" not in tool.description and "  " not in tool.description
+        properties = tool.input_schema.get("properties", {})
+        if "id" in properties:
+            assert properties["id"]["description"].startswith("id from the latest snapshot")
+    described = {tool.name: tool.description for tool in tools}
+    assert "ids replace all earlier ones" in described["snapshot"].lower()
+    assert "ids replace all earlier ones" in described["find"].lower()
+    assert "latest snapshot" in described["batch"]
+    assert "latest snapshot" in INSTRUCTIONS and "never acts on another element" in INSTRUCTIONS
+    read_only = {
+        tool.name for tool in tools if tool.annotations and tool.annotations.read_only_hint
+    }
+    assert read_only == {"snapshot", "find", "text"}
+
+
+async def test_no_evaluate_leaves_the_tool_out(browser: Browser) -> None:
+    async with Client(build_server(browser, allow_evaluate=False)) as client:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+    assert "evaluate" not in names
+    assert names == [name for name in TOOL_NAMES if name != "evaluate"]
+
+
+async def test_open_snapshot_fill_click_in_cross_origin_iframe_then_stale_id(
+    browser: Browser, server: PageServer
+) -> None:
+    async with Client(build_server(browser)) as client:
+        opened = await call(client, "open", url=checkout(server))
+        assert opened.startswith(f"Opened {server.url('/checkout.html')}.\nURL: ")
+        assert 'Page: "Checkout"' in opened
+        # Interactive by default: the iframe and its controls, not the heading.
+        assert 'iframe "Payment"' in opened and "heading" not in opened
+
+        full = await call(client, "snapshot", interactive=False)
+        assert full.startswith(f"URL: {server.url('/checkout.html')}\n")
+        assert 'heading "Checkout"' in full and 'text "Two items, total $41.98"' in full
+        holder = find_id(full, r'^textbox "Card holder"')
+        assert holder > find_id(full, r'^iframe "Payment"')
+
+        filled = await call(client, "fill", id=holder, text="Ana")
+        assert filled.startswith(f"Filled {holder}.\n")
+        assert 'textbox "Card holder" value="Ana"' in filled
+        pay = find_id(filled, r'^button "Pay now"')
+
+        clicked = await call(client, "click", id=pay)
+        assert clicked.startswith(f"Clicked {pay}.\n")
+        paid = find_id(clicked, r'^button "Paid by Ana"')  # the click reached the frame
+
+        # The frame re-renders its form behind the model's back.
+        assert await browser.current_tab.evaluate("rerender()") is True
+        error = await call(client, "click", id=paid, error=True)
+        message, _, page = error.partition("\nThe page now (use these ids):\n")
+        assert message.startswith(f'element {paid} (button "Paid by Ana") is stale')
+        assert "Take a new snapshot and use its ids" in message
+        assert page.startswith("URL: ")
+        fresh = find_id(page, r'^button "Paid by Ana"')
+
+        # The server goes on; the new id acts on the new button.
+        again = await call(client, "click", id=fresh)
+        assert again.startswith(f"Clicked {fresh}.\n")
+
+
+async def test_errors_are_tool_errors_and_the_server_goes_on(
+    browser: Browser, server: PageServer
+) -> None:
+    async with Client(build_server(browser)) as client:
+        assert await call(client, "click", id=1, error=True) == (
+            "no tab is open: call open with a URL first"
+        )
+        await call(client, "open", url=checkout(server))
+        unknown = await call(client, "click", id=99, error=True)
+        assert unknown.startswith("there is no element 99 in the last snapshot (valid ids are 1 to")
+        assert "The page now (use these ids):" in unknown
+        wrong = await call(client, "fill", id=1, text="x", error=True)  # 1 is the iframe
+        assert wrong.startswith("cannot fill element 1 (iframe)")
+        key = await call(client, "press", key="NoSuchKey", error=True)
+        assert key.startswith("unknown key 'NoSuchKey'")
+        nav = await call(client, "open", url="http://127.0.0.1:1/nothing", error=True)
+        assert nav.startswith("cannot open 'http://127.0.0.1:1/nothing'")
+        assert await call(client, "wait_for", error=True) == (
+            "wait_for needs exactly one of text, selector, url, time"
+        )
+        bad_args = await call(client, "click", id=0, error=True)
+        assert "greater than or equal to 1" in bad_args
+        # Still serving, on the same tab (which shows Chrome's error page now).
+        assert 'iframe "Payment"' in await call(client, "open", url=server.url("/checkout.html"))
+        assert len(browser.tabs) == 1
+
+
+async def test_snapshot_modes_of_the_replies(browser: Browser, server: PageServer) -> None:
+    url = checkout(server)
+    async with Client(build_server(browser, snapshot="none")) as client:
+        assert await call(client, "open", url=url) == f"Opened {url}.\nURL: {url}"
+        # The snapshot tool still works, interactive by default.
+        snap = await call(client, "snapshot")
+        assert 'iframe "Payment"' in snap and "heading" not in snap
+    async with Client(build_server(browser, snapshot="full")) as client:
+        reply = await call(client, "reload")
+        assert reply.startswith(f"Reloaded {url}.\n")
+        assert 'heading "Checkout"' in reply and 'textbox "Card holder"' in reply
+        assert "heading" not in await call(client, "snapshot", interactive=True)
+    with pytest.raises(ValueError, match="snapshot must be full, interactive or none"):
+        build_server(browser, snapshot="diff")  # type: ignore[arg-type]
+
+
+async def test_snapshot_options(browser: Browser, server: PageServer) -> None:
+    async with Client(build_server(browser)) as client:
+        await call(client, "open", url=checkout(server))
+        top = await call(client, "snapshot", interactive=False, depth=1)
+        assert 'iframe "Payment"' in top and "Card holder" not in top
+        assert "  " not in top  # nothing below the first level
+        none = await call(client, "snapshot", selector="#nothing")
+        assert none.endswith("(the page shows nothing)")
+        bad = await call(client, "snapshot", selector="[[", error=True)
+        assert "[[" in bad
+
+
+HAS_TEXT_LIMIT = "text_limit" in inspect.signature(kobrowser.Tab.snapshot).parameters
+HAS_FIND = hasattr(kobrowser.Tab, "find")
+HAS_GRAMMAR = hasattr(kobrowser, "parse_actions")
+
+
+@pytest.mark.skipif(
+    HAS_TEXT_LIMIT and HAS_FIND and HAS_GRAMMAR,
+    reason="every guarded API is here: remove this test with kobrowser/mcp/_pending.py",
+)
+async def test_tools_waiting_for_library_api_say_so(browser: Browser, server: PageServer) -> None:
+    async with Client(build_server(browser)) as client:
+        await call(client, "open", url=checkout(server))
+        if not HAS_TEXT_LIMIT:
+            text = await call(client, "snapshot", text_limit=10, error=True)
+            assert text.startswith("text_limit is not available in this kobrowser version")
+            assert await call(client, "snapshot")  # without text_limit it works
+        if not HAS_FIND:
+            text = await call(client, "find", role="button", error=True)
+            assert text.startswith("find is not available in this kobrowser version")
+        if not HAS_GRAMMAR:
+            text = await call(client, "batch", actions="click 1", error=True)
+            assert text.startswith("batch is not available in this kobrowser version")
+
+
+@pytest.mark.skipif(not HAS_TEXT_LIMIT, reason="Tab.snapshot(text_limit=) comes with issue 10")
+async def test_text_limit(browser: Browser, server: PageServer) -> None:
+    async with Client(build_server(browser)) as client:
+        await call(client, "open", url=checkout(server))
+        cut = await call(client, "snapshot", interactive=False, text_limit=10)
+        assert 'text "Two ite..."' in cut
+        whole = await call(client, "snapshot", interactive=False, text_limit=0)
+        assert 'text "Two items, total $41.98"' in whole
+
+
+@pytest.mark.skipif(not HAS_FIND, reason="Tab.find comes with issue 10")
+async def test_find(browser: Browser, server: PageServer) -> None:
+    async with Client(build_server(browser)) as client:
+        await call(client, "open", url=checkout(server))
+        found = await call(client, "find", role="button", name="pay now")
+        assert len(found.splitlines()) == 1
+        pay = find_id(found, r'^button "Pay now"$')
+        assert (await call(client, "click", id=pay)).startswith(f"Clicked {pay}.")
+        assert await call(client, "find", name="no such thing") == "No element matches."
+        assert await call(client, "find", error=True) == "find needs role, name or text"
+
+
+@pytest.mark.skipif(not HAS_GRAMMAR, reason="the action grammar comes with issue 12")
+async def test_batch(browser: Browser, server: PageServer) -> None:
+    async with Client(build_server(browser)) as client:
+        snap = await call(client, "open", url=checkout(server))
+        holder = find_id(snap, r'^textbox "Card holder"')
+        pay = find_id(snap, r'^button "Pay now"')
+        done = await call(client, "batch", actions=f'fill {holder} "Bo"\nclick {pay}')
+        assert done.splitlines()[:2] == [f'ok: fill {holder} "Bo"', f"ok: click {pay}"]
+        assert 'button "Paid by Bo"' in done
+        failed = await call(client, "batch", actions="click 99\nclick 1", error=True)
+        assert failed.splitlines()[0].startswith("failed: click 99: there is no element 99")
+        assert failed.splitlines()[1] == "not run: the 1 action(s) after it"
