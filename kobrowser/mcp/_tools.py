@@ -107,7 +107,7 @@ class BrowserTools:
                 notes.append(f"The page opened tab {index}: {tab.url} (tabs switch to use it)")
         if before.tab is not None and not before.tab.closed:
             for dialog in before.tab.dialogs[before.dialogs :]:
-                answer = {True: "accepted", False: "dismissed"}.get(dialog.accepted, "open")
+                answer = {True: "accepted", False: "dismissed", None: "open"}[dialog.accepted]
                 notes.append(
                     f'The page showed a dialog ({dialog.type}, {answer}): "{dialog.message}"'
                 )
