@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
@@ -63,15 +62,6 @@ Text = Annotated[str, Field(description="the text")]
 Body = Callable[[], Awaitable[str]]
 
 
-@dataclass(frozen=True)
-class _Before:
-    """What the page looked like before a request (to tell what it opened)."""
-
-    tab: Tab | None
-    tab_ids: frozenset[str]
-    dialogs: int
-
-
 class BrowserTools:
     """The tools of one MCP server over one open :class:`kobrowser.Browser`."""
 
@@ -82,6 +72,10 @@ class BrowserTools:
         self._mode: SnapshotMode = snapshot
         self._upload_dir = upload_dir
         self._lock = anyio.Lock()
+        # Tabs and dialogs the model has been told about (or that were there
+        # before the server): the others are noted in the next reply.
+        self._tabs_seen = {tab.target_id for tab in browser.tabs}
+        self._dialogs_seen = {tab.target_id: len(tab.dialogs) for tab in browser.tabs}
 
     # -- running a request -----------------------------------------------------
 
@@ -90,26 +84,28 @@ class BrowserTools:
             raise RefusedError("no tab is open: call open with a URL first")
         return self._browser.current_tab
 
-    def _before(self) -> _Before:
-        tabs = self._browser.tabs
-        tab = self._browser.current_tab if tabs else None
-        return _Before(
-            tab, frozenset(t.target_id for t in tabs), len(tab.dialogs) if tab is not None else 0
-        )
+    def _notes(self) -> list[str]:
+        """Tabs the page opened and dialogs it showed that no reply has told of yet.
 
-    def _notes(self, before: _Before) -> list[str]:
-        """New tabs the page opened and dialogs it showed since ``before``."""
+        A popup is set up in the background, so it may be told of one reply
+        later than the action that opened it.
+        """
         notes = []
         tabs = self._browser.tabs
         current = self._browser.current_tab if tabs else None
         for index, tab in enumerate(tabs, 1):
-            if tab.target_id not in before.tab_ids and tab is not current:
-                notes.append(f"The page opened tab {index}: {tab.url} (tabs switch to use it)")
-        if before.tab is not None and not before.tab.closed:
-            for dialog in before.tab.dialogs[before.dialogs :]:
+            if tab.target_id not in self._tabs_seen:
+                self._tabs_seen.add(tab.target_id)
+                if tab is not current:
+                    notes.append(f"The page opened tab {index}: {tab.url} (tabs switch to use it)")
+            dialogs = tab.dialogs
+            seen = self._dialogs_seen.get(tab.target_id, 0)
+            self._dialogs_seen[tab.target_id] = len(dialogs)
+            where = "The page" if tab is current else f"Tab {index}"
+            for dialog in dialogs[seen:]:
                 answer = {True: "accepted", False: "dismissed", None: "open"}[dialog.accepted]
                 notes.append(
-                    f'The page showed a dialog ({dialog.type}, {answer}): "{dialog.message}"'
+                    f'{where} showed a dialog ({dialog.type}, {answer}): "{dialog.message}"'
                 )
         return notes
 
@@ -131,7 +127,6 @@ class BrowserTools:
         an element error always comes with the new snapshot to pick ids from.
         """
         async with self._lock:
-            before = self._before()
             try:
                 text = await body()
             except (RefusedError, _pending.NotAvailableError) as exc:
@@ -139,24 +134,24 @@ class BrowserTools:
             except FAILURES as exc:
                 message = error_message(exc)
                 if page or isinstance(exc, kobrowser.ElementError):
-                    message = await self._after_failure(message, before)
+                    message = await self._after_failure(message)
                 return failure(message)
             if not page:
                 return success(text)
-            lines = [text, *self._notes(before)]
             try:
-                lines.append(await self._page())
+                shown = await self._page()
             except FAILURES as exc:
-                lines.append(f"(no snapshot: {error_message(exc)} Call snapshot.)")
-            return success("\n".join(lines))
+                shown = f"(no snapshot: {error_message(exc)} Call snapshot.)"
+            # Notes after the snapshot: a popup set up meanwhile is told of now.
+            return success("\n".join([text, *self._notes(), shown]))
 
-    async def _after_failure(self, message: str, before: _Before) -> str:
+    async def _after_failure(self, message: str) -> str:
         if self._mode == "none" or not self._browser.tabs:
             return message
-        lines = [message, *self._notes(before)]
+        shown = None
         with contextlib.suppress(*FAILURES):
-            lines.append("The page now (use these ids):\n" + await self._page())
-        return "\n".join(lines)
+            shown = "The page now (use these ids):\n" + await self._page()
+        return "\n".join([message, *self._notes(), *([shown] if shown else [])])
 
     async def _element(
         self, summary: str, act: Callable[[Tab], Awaitable[object]]
