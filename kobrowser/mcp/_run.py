@@ -9,6 +9,7 @@ closed.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -103,7 +104,9 @@ async def _serve(options: ServeOptions, stopper: Stopper) -> None:
             allow_evaluate=options.allow_evaluate,
             upload_dir=options.upload_dir,
         )
-        what = f"Chrome pid {browser.pid}" if browser.pid else f"Chrome at {options.cdp}"
+        what = f"pid {os.getpid()}, " + (
+            f"Chrome pid {browser.pid}" if browser.pid else f"Chrome at {options.cdp}"
+        )
         if options.port is None:
             say(f"serving MCP on stdio ({what})")
             await _serve_stdio(server)

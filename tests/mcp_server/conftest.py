@@ -4,16 +4,21 @@
 ``call(client, tool, **arguments)`` calls a tool and returns its reply text;
 it fails the test when the reply is a tool error (``error=True`` expects one).
 ``find_id(text, pattern)`` is the id of the first snapshot line matching
-``pattern``. The ``tabs_closed`` fixture closes every tab of the module's
-browser after the test, so each test starts with no tab.
+``pattern``. ``alive``, ``wait_gone`` and ``chrome_profile`` look at the
+processes a server subprocess started. The ``tabs_closed`` fixture closes
+every tab of the module's browser after the test, so each test starts with
+no tab.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 from mcp.types import TextContent
@@ -45,3 +50,34 @@ async def tabs_closed(browser: Browser) -> AsyncIterator[Browser]:
     yield browser
     for tab in browser.tabs:
         await tab.close()
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+async def wait_gone(pid: int, timeout: float = 60.0) -> bool:
+    """Wait until ``pid`` is gone; False when it still runs after ``timeout`` (a hang guard)."""
+    with anyio.move_on_after(timeout):
+        while alive(pid):  # noqa: ASYNC110 - polling /proc, there is no event to wait on
+            await anyio.sleep(0.05)
+        return True
+    return False
+
+
+def chrome_profile(pid: int) -> Path:
+    """The ``--user-data-dir`` of the running Chrome ``pid``."""
+    argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+    [profile] = [arg.split("=", 1)[1] for arg in argv if arg.startswith("--user-data-dir=")]
+    return Path(profile)
