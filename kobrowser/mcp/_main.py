@@ -6,6 +6,7 @@ only after checking it is installed, so a missing extra is one clear line.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -33,12 +34,16 @@ def main(args: dict[str, Any], options: dict[str, Any]) -> int:
 
     from ._run import ServeOptions, say, serve
 
+    upload_dir = args.get("allow_upload_from")
+    if upload_dir is not None and not os.path.isdir(upload_dir):
+        say(f"--allow-upload-from {upload_dir}: no such directory")
+        return 2
     config = ServeOptions(
         port=args.get("port"),
         host=args.get("host"),
         snapshot=args.get("snapshot") or "interactive",
         allow_evaluate=not args.get("no_evaluate", False),
-        upload_dir=args.get("allow_upload_from"),
+        upload_dir=upload_dir,
         headed=bool(options.get("headed")),
         executable_path=options.get("executable_path"),
         cdp=options.get("cdp"),

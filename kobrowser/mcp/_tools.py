@@ -132,7 +132,8 @@ class BrowserTools:
             except (RefusedError, _pending.NotAvailableError) as exc:
                 return failure(str(exc))
             except FAILURES as exc:
-                message = error_message(exc)
+                # A batch's message is one line per action, each already one line.
+                message = str(exc) if isinstance(exc, BatchFailed) else error_message(exc)
                 if page or isinstance(exc, kobrowser.ElementError):
                     message = await self._after_failure(message)
                 return failure(message)

@@ -174,6 +174,22 @@ def test_launch_failure_is_one_line_and_exit_1(tmp_path: Path) -> None:
     assert line.startswith("ko-browser mcp: ") and str(missing) in line
 
 
+def test_upload_directory_must_exist(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*MCP, "--allow-upload-from", str(tmp_path / "missing")],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert (
+        done.stderr
+        == f"ko-browser mcp: --allow-upload-from {tmp_path / 'missing'}: no such directory\n"
+    )
+
+
 def test_parser() -> None:
     cmd, args, options = parse(
         ["--headed", "mcp", "--port", "0", "--snapshot", "none", "--no-evaluate",
