@@ -34,7 +34,19 @@ PROG = "ko-browser mcp"
 
 @dataclass(frozen=True)
 class ServeOptions:
-    """How ``ko-browser mcp`` runs (see ``ko-browser mcp --help``)."""
+    """How ``ko-browser mcp`` runs (see ``ko-browser mcp --help``).
+
+    Attributes:
+        port: serve streamable HTTP on this port (0: any free one); None: stdio.
+        host: the address to bind over HTTP; None: 127.0.0.1, loopback clients only.
+        snapshot: what every action replies with (see :func:`build_server`).
+        allow_evaluate: offer the ``evaluate`` tool.
+        upload_dir: the directory ``upload`` may take files from; None: no uploads.
+        headed: show the launched browser's window.
+        executable_path: the browser to launch (default: found as the library finds it).
+        cdp: drive the running browser at this endpoint instead of launching one.
+        timeout: the browser's start and default call deadline, in seconds.
+    """
 
     port: int | None = None
     host: str | None = None
