@@ -22,14 +22,14 @@ import typing as _typing
 
 if _typing.TYPE_CHECKING:
     from ._run import ServeOptions, serve
+    from ._runner import SnapshotMode
     from ._server import INSTRUCTIONS, TOOL_NAMES, build_server
-    from ._tools import SnapshotMode
 
 _LAZY = {
     "INSTRUCTIONS": "._server",
     "TOOL_NAMES": "._server",
     "ServeOptions": "._run",
-    "SnapshotMode": "._tools",
+    "SnapshotMode": "._runner",
     "build_server": "._server",
     "serve": "._run",
 }

@@ -20,9 +20,9 @@ import anyio
 
 import kobrowser
 
+from ._runner import SnapshotMode
 from ._server import build_server
 from ._stdio import stdio_streams
-from ._tools import SnapshotMode
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer

@@ -11,7 +11,8 @@ from mcp.types import ToolAnnotations
 
 import kobrowser
 
-from ._tools import BrowserTools, SnapshotMode
+from ._runner import SnapshotMode
+from ._tools import BrowserTools
 
 if TYPE_CHECKING:
     from kobrowser import Browser

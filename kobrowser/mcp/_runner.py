@@ -1,0 +1,135 @@
+"""ToolRunner: how every tool runs (one at a time) and what its reply shows."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Literal
+
+import anyio
+from mcp.types import CallToolResult
+
+import kobrowser
+
+from . import _pending
+from ._replies import error_message, failure, page_block, success
+from ._safety import RefusedError
+
+if TYPE_CHECKING:
+    from kobrowser import Browser, Tab
+
+__all__ = ["FAILURES", "BatchFailed", "Body", "SnapshotMode", "ToolRunner"]
+
+SnapshotMode = Literal["full", "interactive", "none"]
+
+Body = Callable[[], Awaitable[str]]
+
+
+class BatchFailed(Exception):
+    """A batch stopped at a failing action (the message lists every outcome)."""
+
+
+#: Errors a tool reports to the model (anything else is a bug and a crash).
+FAILURES = (
+    BatchFailed,
+    kobrowser.KoBrowserError,
+    TimeoutError,
+    ValueError,
+    TypeError,
+    OSError,
+    RefusedError,
+    _pending.NotAvailableError,
+)
+
+
+class ToolRunner:
+    """Runs the tools of one server over one browser, one request at a time.
+
+    Every tool runs under one lock, so a snapshot's ids and the action that
+    uses them never interleave with another request. The reply of a tool
+    that changes the page ends with the page's fresh snapshot.
+    """
+
+    def __init__(self, browser: Browser, mode: SnapshotMode) -> None:
+        self._browser = browser
+        self._mode: SnapshotMode = mode
+        self._lock = anyio.Lock()
+        # Tabs and dialogs the model has been told about (or that were there
+        # before the server): the others are noted in the next reply.
+        self._tabs_seen = {tab.target_id for tab in browser.tabs}
+        self._dialogs_seen = {tab.target_id: len(tab.dialogs) for tab in browser.tabs}
+
+    def tab(self) -> Tab:
+        if not self._browser.tabs:
+            raise RefusedError("no tab is open: call open with a URL first")
+        return self._browser.current_tab
+
+    def _notes(self) -> list[str]:
+        """Tabs the page opened and dialogs it showed that no reply has told of yet.
+
+        A popup is set up in the background, so it may be told of one reply
+        later than the action that opened it.
+        """
+        notes = []
+        tabs = self._browser.tabs
+        current = self._browser.current_tab if tabs else None
+        for index, tab in enumerate(tabs, 1):
+            if tab.target_id not in self._tabs_seen:
+                self._tabs_seen.add(tab.target_id)
+                if tab is not current:
+                    notes.append(f"The page opened tab {index}: {tab.url} (tabs switch to use it)")
+            dialogs = tab.dialogs
+            seen = self._dialogs_seen.get(tab.target_id, 0)
+            self._dialogs_seen[tab.target_id] = len(dialogs)
+            where = "The page" if tab is current else f"Tab {index}"
+            for dialog in dialogs[seen:]:
+                answer = {True: "accepted", False: "dismissed", None: "open"}[dialog.accepted]
+                notes.append(
+                    f'{where} showed a dialog ({dialog.type}, {answer}): "{dialog.message}"'
+                )
+        return notes
+
+    async def _page(self) -> str:
+        """The current tab after a request: a fresh snapshot in the server's mode."""
+        if not self._browser.tabs:
+            return "No tab is open."
+        tab = self._browser.current_tab
+        if self._mode == "none":
+            return f"URL: {tab.url}"
+        snap = await tab.snapshot(interactive=self._mode == "interactive")
+        return page_block(snap)
+
+    async def run(self, body: Body, *, page: bool) -> CallToolResult:
+        """Run ``body`` under the lock and reply with its text.
+
+        With ``page``, the reply adds the page's fresh snapshot after it (also
+        after a failure). A failure is a tool error with kobrowser's message;
+        an element error always comes with the new snapshot to pick ids from.
+        """
+        async with self._lock:
+            try:
+                text = await body()
+            except (RefusedError, _pending.NotAvailableError) as exc:
+                return failure(str(exc))
+            except FAILURES as exc:
+                # A batch's message is one line per action, each already one line.
+                message = str(exc) if isinstance(exc, BatchFailed) else error_message(exc)
+                if page or isinstance(exc, kobrowser.ElementError):
+                    message = await self._after_failure(message)
+                return failure(message)
+            if not page:
+                return success(text)
+            try:
+                shown = await self._page()
+            except FAILURES as exc:
+                shown = f"(no snapshot: {error_message(exc)} Call snapshot.)"
+            # Notes after the snapshot: a popup set up meanwhile is told of now.
+            return success("\n".join([text, *self._notes(), shown]))
+
+    async def _after_failure(self, message: str) -> str:
+        if self._mode == "none" or not self._browser.tabs:
+            return message
+        shown = None
+        with contextlib.suppress(*FAILURES):
+            shown = "The page now (use these ids):\n" + await self._page()
+        return "\n".join([message, *self._notes(), *([shown] if shown else [])])
