@@ -8,6 +8,7 @@ from __future__ import annotations
 import typing as _typing
 
 from ._exceptions import (
+    ActionSyntaxError,
     CDPError,
     CDPTimeoutError,
     ConnectionClosedError,
@@ -15,6 +16,7 @@ from ._exceptions import (
     InvalidSelectorError,
     KoBrowserError,
     LaunchError,
+    ModelError,
     NavigationError,
     NoSnapshotError,
     NotInteractableError,
@@ -35,6 +37,7 @@ if _typing.TYPE_CHECKING:
     from ._pagestate import Response
     from ._snapshot import Element, Snapshot
     from ._tab import Tab
+    from .actions import Action, Outcome, parse_action, parse_actions
     from .cdp import CDPEvent, CDPSession, EventStream
     from .snapshot import ParsedSnapshot, SnapshotLine, parse_snapshot
 
@@ -52,6 +55,10 @@ _LAZY = {
     "Element": "._snapshot",
     "Snapshot": "._snapshot",
     "Tab": "._tab",
+    "Action": ".actions",
+    "Outcome": ".actions",
+    "parse_action": ".actions",
+    "parse_actions": ".actions",
     "CDPEvent": ".cdp",
     "CDPSession": ".cdp",
     "EventStream": ".cdp",
@@ -79,6 +86,8 @@ def __dir__() -> list[str]:
 __version__ = "0.1.0"
 
 __all__ = [
+    "Action",
+    "ActionSyntaxError",
     "Browser",
     "BrowserContext",
     "CDPError",
@@ -94,9 +103,11 @@ __all__ = [
     "InvalidSelectorError",
     "KoBrowserError",
     "LaunchError",
+    "ModelError",
     "NavigationError",
     "NoSnapshotError",
     "NotInteractableError",
+    "Outcome",
     "ParsedSnapshot",
     "ProtocolError",
     "Response",
@@ -111,5 +122,7 @@ __all__ = [
     "WrongElementKindError",
     "connect",
     "launch",
+    "parse_action",
+    "parse_actions",
     "parse_snapshot",
 ]

@@ -24,11 +24,14 @@ Hierarchy::
      |    +-- WrongElementKindError  e.g. fill on a button, check on a link
      +-- NavigationError             navigation failed (bad URL, DNS, refused)
      +-- WaitTimeoutError            a wait passed its deadline (also TimeoutError)
+     +-- ActionSyntaxError           an action line breaks the grammar (also ValueError)
+     +-- ModelError                  the language model failed or could not be reached
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "ActionSyntaxError",
     "CDPError",
     "CDPTimeoutError",
     "ConnectionClosedError",
@@ -36,6 +39,7 @@ __all__ = [
     "InvalidSelectorError",
     "KoBrowserError",
     "LaunchError",
+    "ModelError",
     "NavigationError",
     "NoSnapshotError",
     "NotInteractableError",
@@ -157,3 +161,27 @@ class NavigationError(KoBrowserError):
 
 class WaitTimeoutError(KoBrowserError, TimeoutError):
     """A wait (for load, text, selector, URL, function) passed its deadline."""
+
+
+class ActionSyntaxError(KoBrowserError, ValueError):
+    """An action (``click 5``, ``fill 3 "hi"``, a JSON object) does not follow the grammar.
+
+    The message starts with the position: ``line 2, column 7: ...``.
+
+    Attributes:
+        reason: what is wrong, without the position.
+        line: 1-based line of the text that was parsed.
+        column: 1-based column in that line.
+        source: the text of that line.
+    """
+
+    def __init__(self, reason: str, *, line: int = 1, column: int = 1, source: str = "") -> None:
+        super().__init__(f"line {line}, column {column}: {reason}")
+        self.reason = reason
+        self.line = line
+        self.column = column
+        self.source = source
+
+
+class ModelError(KoBrowserError):
+    """The language model behind an agent failed: unreachable, refused, or no reply."""
