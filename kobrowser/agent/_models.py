@@ -140,13 +140,15 @@ class OpenAIChat:
             raise ModelError(
                 "OpenAIChat needs the openai package: pip install 'ko-browser[openai]'"
             ) from None
-        if api_key is None and not os.environ.get("OPENAI_API_KEY"):
+        if not api_key and not os.environ.get("OPENAI_API_KEY"):
             if base_url is None:
                 raise ModelError(
                     "no API key: pass api_key=, set OPENAI_API_KEY, or give the base_url "
                     "of a server that needs none"
                 )
             api_key = "not-needed"
+        elif not api_key:
+            api_key = None  # the openai package reads OPENAI_API_KEY
         self.model = model
         self.options = options
         self._openai = openai

@@ -104,7 +104,12 @@ def outcome_text(outcome: Outcome) -> str:
     if outcome.skipped:
         return f"{outcome.action} -> not run: {outcome.message}"
     hint = _HINTS.get(outcome.error or "", "")
-    return f"{outcome.action} -> failed: {outcome.message}" + (f" {hint}" if hint else "")
+    if not hint:
+        return f"{outcome.action} -> failed: {outcome.message}"
+    message = outcome.message.rstrip()
+    if not message.endswith((".", "!", "?", ")")):
+        message += "."
+    return f"{outcome.action} -> failed: {message} {hint}"
 
 
 def _step_text(step: Step) -> str:
