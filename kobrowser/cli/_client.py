@@ -31,6 +31,7 @@ from ._protocol import (
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 __all__ = ["ClientError", "main"]
@@ -136,6 +137,11 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
             if not os.path.isfile(path):
                 raise ClientError(f"upload: no such file: {path}", "check the path")
         args["files"] = files
+    streamed = cmd in ("batch", "agent")
+    if streamed:
+        from ._streaming import prepare
+
+        args = prepare(cmd, args)
     timeout = options["timeout"]
     start: dict[str, Any] = {}
     if options["headed"]:
@@ -167,7 +173,13 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
     budget = (timeout or DEFAULT_TIMEOUT) + ANSWER_GRACE
     if cmd == "wait" and isinstance(args.get("ms"), int):
         budget += args["ms"] / 1000
-    reply = _exchange(sock, request, budget, paths)
+    on_progress: Callable[[dict[str, Any]], None] | None = None
+    if streamed:
+        from ._streaming import STREAM_GRACE, progress_printer
+
+        budget += STREAM_GRACE
+        on_progress = progress_printer(options["json"], _write)
+    reply = _exchange(sock, request, budget, paths, on_progress)
     if reply.get("ok"):
         return reply.get("result"), reply.get("text") or ""
     error = reply.get("error") or {"message": "the daemon refused the request"}
@@ -200,17 +212,29 @@ def _connect(path: Path) -> tuple[socket.socket | None, bool]:
 
 
 def _exchange(
-    sock: socket.socket, request: dict[str, Any], budget: float, paths: SessionPaths
+    sock: socket.socket,
+    request: dict[str, Any],
+    budget: float,
+    paths: SessionPaths,
+    on_progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """Send the request once and read its one reply line; close the socket."""
+    """Send the request once and read its reply line; close the socket.
+
+    With ``on_progress``, progress lines before the reply (see
+    :mod:`._protocol`) go to it as they come, each within ``budget``.
+    """
     try:
-        return _send_and_read(sock, request, budget, paths)
+        return _send_and_read(sock, request, budget, paths, on_progress)
     finally:
         sock.close()
 
 
 def _send_and_read(
-    sock: socket.socket, request: dict[str, Any], budget: float, paths: SessionPaths
+    sock: socket.socket,
+    request: dict[str, Any],
+    budget: float,
+    paths: SessionPaths,
+    on_progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     sock.settimeout(budget)
     try:
@@ -221,14 +245,30 @@ def _send_and_read(
             f"lost the session daemon while sending ({exc.strerror or exc})",
             "run the command again",
         ) from None
-    chunks: list[bytes] = []
+    pending = b""
+    while True:
+        reply, pending = _read_reply(sock, request, budget, paths, pending)
+        if on_progress is None or "ok" in reply or "progress" not in reply:
+            return reply
+        on_progress(reply)
+
+
+def _read_reply(
+    sock: socket.socket,
+    request: dict[str, Any],
+    budget: float,
+    paths: SessionPaths,
+    pending: bytes,
+) -> tuple[dict[str, Any], bytes]:
+    """The next line from the daemon, decoded and checked: (message, bytes after it)."""
+    chunks: list[bytes] = [pending] if pending else []
     try:
-        while True:
+        while b"\n" not in pending:
             chunk = sock.recv(1 << 16)
             if not chunk:
                 break
             chunks.append(chunk)
-            if chunk.endswith(b"\n"):
+            if b"\n" in chunk:
                 break
     except TimeoutError:
         raise ClientError(
@@ -243,13 +283,14 @@ def _send_and_read(
     else:
         reason = "connection closed"
     data = b"".join(chunks)
-    if not data.endswith(b"\n"):
+    if b"\n" not in data:
         raise ClientError(
             f"the session daemon stopped before answering ({reason}); the command is not "
             f"repeated, it may or may not have run",
             f"see {paths.log}; the next command starts a new session",
             "DaemonLost",
         )
+    data, pending = data.split(b"\n", 1)
     try:
         reply = json.loads(data)
     except ValueError:
@@ -264,7 +305,7 @@ def _send_and_read(
         )
     if reply.get("id") not in (request["id"], None):
         raise ClientError("the session daemon answered another request", f"see {paths.log}")
-    return reply
+    return reply, pending
 
 
 # -- starting a daemon ---------------------------------------------------------

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SERIALIZED",
+    "STREAMING",
     "CommandError",
     "Context",
     "NotAvailableError",
@@ -37,8 +38,13 @@ SERIALIZED = frozenset(
         "open", "back", "forward", "reload", "snapshot", "click", "dblclick", "hover",
         "focus", "fill", "type", "press", "select", "check", "uncheck", "upload", "drag",
         "scroll", "scrollintoview", "tab.new", "tab.switch", "tab.close", "eval",
+        "batch", "agent",
     }
 )  # fmt: skip
+
+#: Commands with no overall deadline: they bound each action (and model call)
+#: and send a progress line after each (see _protocol.py).
+STREAMING = frozenset({"batch", "agent"})
 
 
 class NotAvailableError(Exception):
@@ -57,12 +63,23 @@ class CommandError(Exception):
         self.hint = hint
 
 
-class Context:
-    """What a command needs: the browser and the deadline it was given."""
+Progress = Callable[[dict[str, Any], str], Awaitable[None]]
 
-    def __init__(self, browser: Browser, timeout: float | None) -> None:
+
+class Context:
+    """What a command needs: the browser, the deadline it was given, and where
+    progress lines go (streaming commands; a no-op elsewhere)."""
+
+    def __init__(
+        self, browser: Browser, timeout: float | None, progress: Progress | None = None
+    ) -> None:
         self.browser = browser
         self.timeout = timeout
+        self.progress: Progress = progress or _no_progress
+
+
+async def _no_progress(result: dict[str, Any], text: str) -> None:
+    return None
 
 
 Result = tuple[dict[str, Any], str]
@@ -485,6 +502,8 @@ def _hint(exc: BaseException) -> str:
         return "fix the CSS selector"
     if isinstance(exc, k.NavigationError):
         return "check the URL and that the site is reachable"
+    if isinstance(exc, k.ModelError):
+        return "check --model, --base-url and the API key"
     if isinstance(exc, k.LaunchError):
         return "install Chromium, or pass --executable-path PATH or --cdp ENDPOINT"
     if isinstance(exc, k.ConnectionClosedError):
@@ -519,3 +538,6 @@ def describe_error(exc: BaseException) -> dict[str, Any]:
     if hint:
         error["hint"] = hint
     return error
+
+
+from . import _batch  # noqa: E402, F401  (registers `batch` and `agent`)

@@ -41,7 +41,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 
 import kobrowser
 
-from ._commands import SERIALIZED, Context, describe_error, run_command
+from ._commands import SERIALIZED, STREAMING, Context, describe_error, run_command
 from ._protocol import (
     DEFAULT_IDLE_TIMEOUT,
     MAX_LINE,
@@ -279,7 +279,7 @@ class Daemon:
                 ):
                     return
                 try:
-                    reply, after = await self.handle_line(line)
+                    reply, after = await self.handle_line(line, stream)
                 except Exception:  # never let one request take the daemon down
                     log(f"internal error:\n{traceback.format_exc()}")
                     reply, after = (
@@ -309,7 +309,9 @@ class Daemon:
             error["hint"] = hint
         return {"v": PROTOCOL_VERSION, "id": request_id, "ok": False, "error": error}
 
-    async def handle_line(self, line: bytes) -> tuple[dict[str, Any], str | None]:
+    async def handle_line(
+        self, line: bytes, stream: anyio.abc.SocketStream | None = None
+    ) -> tuple[dict[str, Any], str | None]:
         """One request -> (reply, "stop" when the daemon should stop after replying)."""
         try:
             request = decode(line)
@@ -357,7 +359,7 @@ class Daemon:
                 mismatch,
                 f"run `ko-browser --session {self.paths.name} close` first to start it anew",
             ), None
-        return await self.execute(request_id, cmd, args, opts), None
+        return await self.execute(request_id, cmd, args, opts, stream), None
 
     def config_mismatch(self, opts: dict[str, Any]) -> str:
         wanted = opts.get("start") or {}
@@ -375,17 +377,32 @@ class Daemon:
         return {"v": PROTOCOL_VERSION, "id": request_id, "ok": True, "result": result, "text": text}
 
     async def execute(
-        self, request_id: str, cmd: str, args: dict[str, Any], opts: dict[str, Any]
+        self,
+        request_id: str,
+        cmd: str,
+        args: dict[str, Any],
+        opts: dict[str, Any],
+        stream: anyio.abc.SocketStream | None = None,
     ) -> dict[str, Any]:
         assert self.browser is not None
         timeout = opts.get("timeout")
         timeout = float(timeout) if isinstance(timeout, int | float) and timeout > 0 else None
-        budget = (timeout or self.browser.timeout) + GRACE
+        budget: float | None = (timeout or self.browser.timeout) + GRACE
         if cmd == "wait" and isinstance(args.get("ms"), int):
-            budget += args["ms"] / 1000
-        ctx = Context(self.browser, timeout)
-        self.last_activity = anyio.current_time()
+            budget = (budget or 0) + args["ms"] / 1000
+        if cmd in STREAMING:
+            budget = None  # each action and model call has its own deadline
         scope = anyio.CancelScope()
+
+        async def progress(result: dict[str, Any], text: str) -> None:
+            """Send a progress line; a client that left cancels the command."""
+            self.last_activity = anyio.current_time()
+            line = {"v": PROTOCOL_VERSION, "id": request_id, "progress": result, "text": text}
+            if stream is None or not await self.send(stream, line):
+                scope.cancel()
+
+        ctx = Context(self.browser, timeout, progress if stream is not None else None)
+        self.last_activity = anyio.current_time()
         self.inflight.add(scope)
         try:
             with scope:
@@ -406,7 +423,7 @@ class Daemon:
             if isinstance(exc, kobrowser.KoBrowserError):
                 reply = describe_error(exc)
             else:
-                reply = describe_error(TimeoutError(f"{cmd}: no result within {budget:g} s"))
+                reply = describe_error(TimeoutError(f"{cmd}: no result within {budget or 0:g} s"))
             return {"v": PROTOCOL_VERSION, "id": request_id, "ok": False, "error": reply}
         except Exception as exc:
             error = describe_error(exc)

@@ -283,6 +283,44 @@ def _mcp(sub: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
+def _batch(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "file", nargs="?", default="-", metavar="FILE", help="action lines (default -: stdin)"
+    )
+    sub.add_argument(
+        "--keep-going", action="store_true", help="run the other actions after one fails"
+    )
+
+
+def _positive_int(text: str) -> int:
+    value = _non_negative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more: {text!r}")
+    return value
+
+
+def _agent(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("goal", metavar="GOAL", help="what to achieve, in words")
+    sub.add_argument("--model", default=None, metavar="NAME", help="default: $KOBROWSER_MODEL")
+    sub.add_argument(
+        "--base-url",
+        default=None,
+        metavar="URL",
+        help="OpenAI-compatible API root, e.g. http://127.0.0.1:11434/v1 "
+        "(default: $OPENAI_BASE_URL, else OpenAI)",
+    )
+    sub.add_argument(
+        "--api-key-env",
+        default=None,
+        metavar="VAR",
+        help="environment variable that holds the API key (default: OPENAI_API_KEY)",
+    )
+    sub.add_argument("--max-steps", type=_positive_int, default=30, metavar="N", help="default: 30")
+    sub.add_argument(
+        "-i", "--interactive", action="store_true", help="show the model the -i snapshot"
+    )
+
+
 #: name -> (help, how to define its arguments); the parser is built lazily
 #: from this table (only the command on the command line, when it is known).
 COMMANDS: dict[str, tuple[str, Define | None]] = {
@@ -351,6 +389,8 @@ COMMANDS: dict[str, tuple[str, Define | None]] = {
         ),
     ),
     "eval": ("evaluate JavaScript in the page and print the result", _eval),
+    "batch": ('run action lines (click 5, fill 3 "hi", ...) from FILE or stdin', _batch),
+    "agent": ("let a language model reach GOAL in the current tab", _agent),
     "close": ("close the session: its Chrome and daemon", None),
     "mcp": ("serve a browser to an MCP host (stdio; HTTP with --port) until it goes", _mcp),
     "session": (

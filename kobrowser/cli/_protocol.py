@@ -19,6 +19,12 @@ Requests and responses are one JSON object per line (UTF-8)::
     <- {"v": 1, "id": "<same>", "ok": false,
         "error": {"type": "StaleElementError", "message": "...", "hint": "..."}}
 
+Commands that run many actions (``batch``, ``agent``) send progress lines
+before their response, one per action or step; they carry ``progress``
+(an object) and ``text``, never ``ok``::
+
+    <- {"v": 1, "id": "<same>", "progress": {...}, "text": "click 5: clicked 5"}
+
 A connection may carry several requests in turn; each gets exactly one
 response. A request id is executed at most once per daemon: a repeated id is
 refused, never run again.
