@@ -1,7 +1,6 @@
 """Library API the MCP tools use before every kobrowser has it: one guard each.
 
-``Tab.find`` and ``Tab.snapshot(text_limit=...)`` come with issue 10,
-``kobrowser.parse_actions`` and ``Tab.do`` with issue 12. Until they are in
+``Tab.find`` and ``Tab.snapshot(text_limit=...)`` come with issue 10. Until they are in
 the installed kobrowser, the tools that need them answer with
 :class:`NotAvailableError` (a tool error the model reads) instead of failing
 the server. Once they land, replace each guard by the direct call and delete
@@ -18,7 +17,7 @@ import kobrowser
 if TYPE_CHECKING:
     from kobrowser import Element, Tab
 
-__all__ = ["NotAvailableError", "find", "parse_actions", "run_action", "text_limit_option"]
+__all__ = ["NotAvailableError", "find", "text_limit_option"]
 
 
 class NotAvailableError(Exception):
@@ -59,28 +58,3 @@ async def find(
         raise NotAvailableError("find", "Tab.find()")
     found: list[Element] = await method(role=role, name=name, text=text, exact=exact)
     return found
-
-
-def parse_actions(text: str) -> list[Any]:
-    """``kobrowser.parse_actions(text)``: the action grammar's lines as actions.
-
-    Raises:
-        NotAvailableError: the action grammar is not in this kobrowser.
-    """
-    parse = getattr(kobrowser, "parse_actions", None)
-    if parse is None:
-        raise NotAvailableError("batch", "kobrowser.parse_actions() and Tab.do()")
-    actions: list[Any] = parse(text)
-    return actions
-
-
-async def run_action(tab: Tab, action: Any) -> Any:
-    """``await tab.do(action)``.
-
-    Raises:
-        NotAvailableError: ``Tab.do`` does not exist yet.
-    """
-    do = getattr(tab, "do", None)
-    if do is None:
-        raise NotAvailableError("batch", "kobrowser.parse_actions() and Tab.do()")
-    return await do(action)

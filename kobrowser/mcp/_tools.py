@@ -18,10 +18,11 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 import kobrowser
+from kobrowser.actions import execute
 
 from . import _pending
-from ._replies import element_line, error_message, json_text, normalize_url, page_block
-from ._runner import FAILURES, BatchFailed, SnapshotMode, ToolRunner
+from ._replies import element_line, json_text, normalize_url, page_block
+from ._runner import BatchFailed, SnapshotMode, ToolRunner
 from ._safety import RefusedError, upload_files
 
 if TYPE_CHECKING:
@@ -360,19 +361,18 @@ class BrowserTools:
         snapshot; stops at the first failure."""
 
         async def body() -> str:
-            parsed = _pending.parse_actions(actions)
+            parsed = kobrowser.parse_actions(actions)
             if not parsed:
                 raise RefusedError("batch got no action lines")
             done: list[str] = []
             for number, action in enumerate(parsed, 1):
-                try:
-                    await _pending.run_action(self._tab(), action)
-                except FAILURES as exc:
+                outcome = await execute(self._tab(), action)
+                if not outcome.ok:
                     left = len(parsed) - number
-                    done.append(f"failed: {action}: {error_message(exc)}")
+                    done.append(f"failed: {action}: {outcome.message}")
                     if left:
                         done.append(f"not run: the {left} action(s) after it")
-                    raise BatchFailed("\n".join(done)) from exc
+                    raise BatchFailed("\n".join(done))
                 done.append(f"ok: {action}")
             return "\n".join(done)
 

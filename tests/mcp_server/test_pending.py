@@ -1,23 +1,19 @@
-"""The tools built on library API still to come (find, text_limit, batch), with stand-ins.
+"""The tools built on library API still to come (find, text_limit), with stand-ins.
 
-``Tab.find``, ``Tab.snapshot(text_limit=)``, ``kobrowser.parse_actions`` and
-``Tab.do`` are replaced here by small stand-ins with the signatures issues 10
-and 12 give, so the tools' own logic (arguments passed, reply text, stopping
-at the first failing action) is tested before the library has them. The real
+``Tab.find`` and ``Tab.snapshot(text_limit=)`` are replaced here by small
+stand-ins with the signatures issue 10 gives, so the tools' own logic
+(arguments passed, reply text) is tested before the library has them. The real
 API is tested in test_tools.py once it is there.
 """
 
 from __future__ import annotations
 
-import shlex
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from _server import PageServer
 from mcp import Client
 
-import kobrowser
 from kobrowser import Browser, Element, Tab
 from kobrowser.mcp import _pending, build_server
 
@@ -87,61 +83,3 @@ async def test_find_tool(
         assert (await call(client, "click", id=greet)).startswith(f"Clicked {greet}.")
         assert await call(client, "find", text="nothing", exact=True) == "No element matches."
         assert asked[-1] == {"role": None, "name": None, "text": "nothing", "exact": True}
-
-
-@dataclass
-class _Action:
-    verb: str
-    args: list[str]
-
-    def __str__(self) -> str:
-        return " ".join([self.verb, *(shlex.quote(a) if " " in a else a for a in self.args)])
-
-
-def _parse_actions(text: str) -> list[_Action]:
-    actions = []
-    for line in text.splitlines():
-        words = shlex.split(line)
-        if words:
-            if words[0] not in ("click", "fill"):
-                raise ValueError(f"unknown action {words[0]!r} at line {len(actions) + 1}")
-            actions.append(_Action(words[0], words[1:]))
-    return actions
-
-
-async def _do(self: Tab, action: _Action) -> None:
-    if action.verb == "click":
-        await self.click(int(action.args[0]))
-    else:
-        await self.fill(int(action.args[0]), action.args[1])
-
-
-async def test_batch_tool(
-    browser: Browser, server: PageServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(kobrowser, "parse_actions", _parse_actions, raising=False)
-    monkeypatch.setattr(Tab, "do", _do, raising=False)
-    server.set_page("/form.html", PAGE)
-    async with Client(build_server(browser)) as client:
-        page = await call(client, "open", url=server.url("/form.html"))
-        name, greet = find_id(page, r'^textbox "Name"'), find_id(page, r'^button "Greet"$')
-        done = await call(client, "batch", actions=f'fill {name} "Ana"\nclick {greet}')
-        lines = done.splitlines()
-        assert lines[:3] == [
-            f"ok: fill {name} Ana",
-            f"ok: click {greet}",
-            f"URL: {server.url('/form.html')}",
-        ]
-        assert 'button "Hi Ana"' in done
-
-        failed = await call(
-            client, "batch", actions=f"click 99\nclick {greet}\nclick {greet}", error=True
-        )
-        lines = failed.splitlines()
-        assert lines[0].startswith("failed: click 99: there is no element 99 in the last snapshot")
-        assert lines[1] == "not run: the 2 action(s) after it"
-        assert lines[2] == "The page now (use these ids):"
-
-        syntax = await call(client, "batch", actions="jump 3", error=True)
-        assert syntax.startswith("unknown action 'jump' at line 1")
-        assert await call(client, "batch", actions="\n", error=True) == "batch got no action lines"

@@ -185,11 +185,10 @@ async def test_snapshot_options(browser: Browser, server: PageServer) -> None:
 
 HAS_TEXT_LIMIT = "text_limit" in inspect.signature(kobrowser.Tab.snapshot).parameters
 HAS_FIND = hasattr(kobrowser.Tab, "find")
-HAS_GRAMMAR = hasattr(kobrowser, "parse_actions")
 
 
 @pytest.mark.skipif(
-    HAS_TEXT_LIMIT and HAS_FIND and HAS_GRAMMAR,
+    HAS_TEXT_LIMIT and HAS_FIND,
     reason="every guarded API is here: remove this test with kobrowser/mcp/_pending.py",
 )
 async def test_tools_waiting_for_library_api_say_so(browser: Browser, server: PageServer) -> None:
@@ -202,9 +201,6 @@ async def test_tools_waiting_for_library_api_say_so(browser: Browser, server: Pa
         if not HAS_FIND:
             text = await call(client, "find", role="button", error=True)
             assert text.startswith("find is not available in this kobrowser version")
-        if not HAS_GRAMMAR:
-            text = await call(client, "batch", actions="click 1", error=True)
-            assert text.startswith("batch is not available in this kobrowser version")
 
 
 @pytest.mark.skipif(not HAS_TEXT_LIMIT, reason="Tab.snapshot(text_limit=) comes with issue 10")
@@ -229,7 +225,6 @@ async def test_find(browser: Browser, server: PageServer) -> None:
         assert await call(client, "find", error=True) == "find needs role, name or text"
 
 
-@pytest.mark.skipif(not HAS_GRAMMAR, reason="the action grammar comes with issue 12")
 async def test_batch(browser: Browser, server: PageServer) -> None:
     async with Client(build_server(browser)) as client:
         snap = await call(client, "open", url=checkout(server))
@@ -239,5 +234,7 @@ async def test_batch(browser: Browser, server: PageServer) -> None:
         assert done.splitlines()[:2] == [f'ok: fill {holder} "Bo"', f"ok: click {pay}"]
         assert 'button "Paid by Bo"' in done
         failed = await call(client, "batch", actions="click 99\nclick 1", error=True)
+        syntax = await call(client, "batch", actions="jump 3", error=True)
+        assert "jump" in syntax and "line 1" in syntax
         assert failed.splitlines()[0].startswith("failed: click 99: there is no element 99")
         assert failed.splitlines()[1] == "not run: the 1 action(s) after it"
