@@ -1,4 +1,4 @@
-"""Snapshots: kobrowser's numbered text view of a page (SNAPSHOT-FORMAT.md).
+"""Snapshots: kobrowser's numbered text view of a page (docs/snapshot-format.md).
 
 The pure part (no browser, no I/O) lives here: decoding structs for
 ``Accessibility.getFullAXTree`` (``_ax``), the role table (``_roles``), tree

@@ -1,4 +1,4 @@
-"""Snapshot modes: interactive, compact and depth (SNAPSHOT-FORMAT.md, "Modes").
+"""Snapshot modes: interactive, compact and depth (docs/snapshot-format.md, "Modes").
 
 Decisions where the spec is silent:
 
@@ -7,7 +7,10 @@ Decisions where the spec is silent:
   become neighbours this way stay separate lines (they belonged to different
   elements).
 * ``interactive`` keeps only the interactive roles (``iframe`` included, so
-  frame content stays under its ``iframe`` line); ``text`` lines go.
+  frame content stays under its ``iframe`` line) and the elements marked
+  ``clickable`` or ``focusable`` (an element a page made actionable without a
+  role, clickable text included); other ``text`` lines go.
+* ``compact`` keeps marked elements too, named or not.
 * ``depth=0`` prints nothing; a negative depth is an error.
 * The result is always a new tree; the input is never changed.
 """
@@ -19,6 +22,8 @@ from typing import Any
 from ._ax import gc_paused
 from ._roles import INTERACTIVE_ROLES
 from ._tree import Node
+
+_ACTION_STATES = frozenset({"clickable", "focusable"})
 
 __all__ = ["filter_tree"]
 
@@ -37,10 +42,11 @@ def filter_tree(
 
     Args:
         roots: Top-level nodes from :func:`build_tree`.
-        interactive: Keep interactive roles only, each under its nearest kept
-            interactive ancestor.
-        compact: Drop unnamed non-interactive elements (``text`` lines stay);
-            their children move up one level.
+        interactive: Keep interactive roles and ``clickable``/``focusable``
+            elements only, each under its nearest kept ancestor.
+        compact: Drop unnamed elements that are neither interactive nor
+            marked ``clickable``/``focusable`` (``text`` lines stay); their
+            children move up one level.
         depth: Keep only elements at printed depth ``< depth`` (top level is
             depth 0). ``None`` means no limit.
 
@@ -66,13 +72,21 @@ def _filter(roots: list[Node], interactive: bool, compact: bool, limit: int) -> 
     pop = stack.pop
     push = stack.append
     interactive_roles = INTERACTIVE_ROLES
+    marks = _ACTION_STATES
     while stack:
         node, out, level = pop()
         role = node.role
         if interactive:
-            keep = role in interactive_roles
+            keep = role in interactive_roles or (
+                bool(node.states) and not marks.isdisjoint(node.states)
+            )
         elif compact:
-            keep = bool(node.name) or role == "text" or role in interactive_roles
+            keep = (
+                bool(node.name)
+                or role == "text"
+                or role in interactive_roles
+                or (bool(node.states) and not marks.isdisjoint(node.states))
+            )
         else:
             keep = True
         children: Any = node.children

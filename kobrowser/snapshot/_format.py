@@ -1,19 +1,22 @@
-"""Number the printed tree and write the text of SNAPSHOT-FORMAT.md."""
+"""Number the printed tree and write the text of docs/snapshot-format.md."""
 
 from __future__ import annotations
 
 from ._ax import gc_paused
-from ._text import NAME_MAX, VALUE_MAX, normalize, truncate
+from ._text import limits, normalize, truncate
 from ._tree import Node
 
 __all__ = ["format_snapshot"]
 
 
-def format_snapshot(roots: list[Node], *, title: str | None) -> tuple[str, list[Node]]:
+def format_snapshot(
+    roots: list[Node], *, title: str | None, text_limit: int | None = 80
+) -> tuple[str, list[Node]]:
     """Number ``roots`` depth-first in pre-order from 1 and format the snapshot.
 
-    Names are cut to 80 code points and values to 50 here (``Node`` keeps the
-    full normalized text). The title gets the same whitespace rule and the 80
+    Names and text lines are cut to ``text_limit`` code points and values to
+    five eighths of it (80 and 50 by default) here; ``Node`` keeps the full
+    normalized text. The title gets the same whitespace rule and the name
     limit; a title that is ``None`` or blank after normalization prints no
     ``Page:`` line.
 
@@ -21,22 +24,30 @@ def format_snapshot(roots: list[Node], *, title: str | None) -> tuple[str, list[
         roots: Top-level printed nodes (from :func:`build_tree`, optionally
             through :func:`filter_tree`).
         title: The top document's title.
+        text_limit: The name limit (a whole number >= 4), or ``None`` to
+            print every name, text line, value and title whole.
 
     Returns:
         The snapshot text, and the nodes in id order: ``nodes[i]`` has id
         ``i + 1``.
+
+    Raises:
+        ValueError: ``text_limit`` is not ``None`` or a whole number >= 4.
     """
+    name_max, value_max = limits(text_limit)
     with gc_paused():
-        return _format(roots, title)
+        return _format(roots, title, name_max, value_max)
 
 
-def _format(roots: list[Node], title: str | None) -> tuple[str, list[Node]]:
+def _format(
+    roots: list[Node], title: str | None, name_max: int, value_max: int
+) -> tuple[str, list[Node]]:
     lines: list[str] = []
     add = lines.append
     if title is not None:
         page = normalize(title)
         if page:
-            add(f'Page: "{truncate(page, NAME_MAX)}"\n\n')
+            add(f'Page: "{truncate(page, name_max)}"\n\n')
     nodes: list[Node] = []
     keep = nodes.append
     stack: list[tuple[Node, str]] = [(n, "") for n in reversed(roots)]
@@ -50,13 +61,13 @@ def _format(roots: list[Node], title: str | None) -> tuple[str, list[Node]]:
         line = f"{indent}{number}: {node.role}"
         name = node.name
         if name:
-            if len(name) > NAME_MAX:
-                name = name[: NAME_MAX - 3] + "..."
+            if len(name) > name_max:
+                name = name[: name_max - 3] + "..."
             line = f'{line} "{name}"'
         value = node.value
         if value:
-            if len(value) > VALUE_MAX:
-                value = value[: VALUE_MAX - 3] + "..."
+            if len(value) > value_max:
+                value = value[: value_max - 3] + "..."
             line = f'{line} value="{value}"'
         if node.states:
             line = f"{line} {' '.join(node.states)}"

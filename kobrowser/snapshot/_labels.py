@@ -105,7 +105,9 @@ def _label_carried(items: list[Any], start: int, end: int) -> bool:
     else:
         # The run's text, joined exactly as a text line would be (no carrier).
         joined: list[Node] = []
-        flush_run([p if p is LINE_BREAK else (p[0], p[1], "", p[3], p[4]) for p in run], joined)
+        flush_run(
+            [p if p is LINE_BREAK else (p[0], p[1], "", p[3], p[4], p[5]) for p in run], joined
+        )
         text = joined[0].name if joined else ""
     if not text:
         return False  # only whitespace

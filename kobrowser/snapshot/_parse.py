@@ -24,8 +24,10 @@ parses back exactly).
 Beyond the line grammar the parser checks the rest of the format: the blank
 line after the ``Page:`` line, the final newline, indentation in steps of two
 spaces that deepens one level at a time starting at 0, ids 1, 2, 3 ... in
-order, states in grammar order without repeats, names of at most 80 and
-values of at most 50 code points.
+order, states in grammar order without repeats (kobrowser's ``clickable`` and
+``focusable`` after the seed's), names and title of at most ``text_limit``
+(80) and values of at most 50 code points (five eighths of ``text_limit``);
+with ``text_limit=None`` no length is checked, as the formatter cuts none.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from typing import Final
 
 import msgspec
 
-from ._text import NAME_MAX, VALUE_MAX
+from ._text import limits
 from ._tree import STATE_ORDER
 
 __all__ = ["ParsedSnapshot", "SnapshotLine", "parse_snapshot"]
@@ -96,7 +98,7 @@ def _parse_states(part: str, lineno: int) -> tuple[str, ...]:
 
 
 def _parse_line(
-    line: str, lineno: int
+    line: str, lineno: int, name_max: int, value_max: int
 ) -> tuple[int, int, str, str | None, str | None, tuple[str, ...]]:
     body = line.lstrip(" ")
     spaces = len(line) - len(body)
@@ -126,27 +128,31 @@ def _parse_line(
             name, value = inner[:mark], inner[mark + len(_VALUE_MARK) :]
     elif head:
         raise ValueError(f'line {lineno}: expected a quoted name or value="..."')
-    if name is not None and len(name) > NAME_MAX:
-        raise ValueError(f"line {lineno}: name longer than {NAME_MAX} characters")
-    if value is not None and len(value) > VALUE_MAX:
-        raise ValueError(f"line {lineno}: value longer than {VALUE_MAX} characters")
+    if name is not None and len(name) > name_max:
+        raise ValueError(f"line {lineno}: name longer than {name_max} characters")
+    if value is not None and len(value) > value_max:
+        raise ValueError(f"line {lineno}: value longer than {value_max} characters")
     states = _parse_states(states_part, lineno)
     return int(body[:colon]), spaces // 2, role, name, value, states
 
 
-def parse_snapshot(text: str) -> ParsedSnapshot:
-    """Parse snapshot text (SNAPSHOT-FORMAT.md, version 1).
+def parse_snapshot(text: str, *, text_limit: int | None = 80) -> ParsedSnapshot:
+    """Parse snapshot text (docs/snapshot-format.md, version 1).
 
     Args:
         text: The exact text :func:`format_snapshot` produced.
+        text_limit: The ``text_limit`` it was formatted with (``None``: names
+            and values of any length).
 
     Returns:
         The title and the element lines.
 
     Raises:
         ValueError: The text does not follow the format; the message starts
-            with ``line N:`` (1-based).
+            with ``line N:`` (1-based). Also when ``text_limit`` is not
+            ``None`` or a whole number >= 4.
     """
+    name_max, value_max = limits(text_limit)
     if not text:
         return ParsedSnapshot(None, ())
     raw_lines = text.split("\n")
@@ -160,8 +166,8 @@ def parse_snapshot(text: str) -> ParsedSnapshot:
         if not (page.startswith('Page: "') and page.endswith('"') and len(page) >= 8):
             raise ValueError('line 1: expected Page: "<title>"')
         title = page[7:-1]
-        if len(title) > NAME_MAX:
-            raise ValueError(f"line 1: title longer than {NAME_MAX} characters")
+        if len(title) > name_max:
+            raise ValueError(f"line 1: title longer than {name_max} characters")
         if len(raw_lines) < 2 or raw_lines[1] != "":
             raise ValueError("line 2: expected a blank line after the Page line")
         start = 2
@@ -169,7 +175,8 @@ def parse_snapshot(text: str) -> ParsedSnapshot:
     prev_depth = -1
     for index in range(start, len(raw_lines)):
         lineno = index + 1
-        ident, depth, role, name, value, states = _parse_line(raw_lines[index], lineno)
+        parsed = _parse_line(raw_lines[index], lineno, name_max, value_max)
+        ident, depth, role, name, value, states = parsed
         if ident != len(lines) + 1:
             raise ValueError(f"line {lineno}: id {ident}, expected {len(lines) + 1}")
         if depth > prev_depth + 1:

@@ -1,4 +1,4 @@
-"""Role mapping and role classes for the snapshot (SNAPSHOT-FORMAT.md).
+"""Role mapping and role classes for the snapshot (docs/snapshot-format.md).
 
 Chrome reports ARIA role names (``button``, ``heading`` ...) and, where no
 ARIA role exists, Chrome-internal names (``StaticText``, ``LabelText``,
@@ -51,10 +51,10 @@ from __future__ import annotations
 from typing import Final
 
 __all__ = [
-    "BLOCK_ROLES",
     "BREAK",
     "FIELD_ROLES",
     "IFRAME",
+    "INLINE_ROLES",
     "INTERACTIVE",
     "INTERACTIVE_ROLES",
     "NAMED",
@@ -99,7 +99,7 @@ INTERACTIVE_ROLES: Final[frozenset[str]] = frozenset(
         "iframe",
     }
 )
-"""Roles printed named or not (SNAPSHOT-FORMAT.md, "Interactive")."""
+"""Roles printed named or not (docs/snapshot-format.md, "Interactive")."""
 
 STRUCTURE_ROLES: Final[frozenset[str]] = frozenset(
     {
@@ -147,18 +147,28 @@ STRUCTURE_ROLES: Final[frozenset[str]] = frozenset(
 the ``NAMED`` kind.
 """
 
-BLOCK_ROLES: Final[frozenset[str]] = frozenset(
+INLINE_ROLES: Final[frozenset[str]] = frozenset(
     {
-        "paragraph",
-        "blockquote",
-        "term",
-        "definition",
-        "caption",
-        "note",
-        "legend",
+        "abbr",
+        "code",
+        "deletion",
+        "emphasis",
+        "insertion",
+        "mark",
+        "strong",
+        "subscript",
+        "superscript",
+        "time",
     }
 )
-"""Block-level roles: unprinted, they still end a run of text (see ``_runs``)."""
+"""Text-level roles that do not end a run of text (see ``_tree``).
+
+Chrome keeps ``<em>``, ``<strong>``, ``<code>``, ``<mark>``, ``<time>``,
+``<sub>``, ``<sup>``, ``<del>``, ``<ins>`` (and ``<s>``) and ``<abbr>`` in its
+tree for their meaning, not as boxes or for behaviour; ending a run at each
+would cut every sentence with a word in bold into three lines. Unnamed and
+neither clickable nor focusable, they are lifted like ignored nodes.
+"""
 
 FIELD_ROLES: Final[frozenset[str]] = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
 """Roles whose text content is not printed when they carry ``editable``."""

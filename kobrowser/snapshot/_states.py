@@ -7,6 +7,14 @@
 true/false (absent or undefined: neither). Any role may carry them; order is
 the grammar's (:data:`STATE_ORDER`).
 
+kobrowser adds two states after the seed's eleven, set by the walk in
+``_tree`` (not by a property alone): ``clickable`` (the page made the element
+clickable: a click listener of its own, or a ``cursor: pointer`` that its
+parent does not have) and ``focusable`` (Chrome's ``focusable`` property),
+both only on elements without an interactive role (see ``_tree``).
+:func:`read_props` reports ``focusable`` apart (:data:`FOCUSABLE`), since
+every interactive element is focusable too.
+
 States are collected as bits (:func:`read_props`) and turned into a tuple
 through the cache :data:`STATES_BY_BITS`, which the walk in ``_tree`` reads
 directly (falling back to :func:`states_of` on a miss).
@@ -18,7 +26,16 @@ from typing import Any, Final
 
 from ._ax import AXProperty
 
-__all__ = ["STATES_BY_BITS", "STATE_ORDER", "read_props", "states_of"]
+__all__ = [
+    "CLICKABLE_BIT",
+    "EDITABLE",
+    "FOCUSABLE",
+    "FOCUSABLE_BIT",
+    "STATES_BY_BITS",
+    "STATE_ORDER",
+    "read_props",
+    "states_of",
+]
 
 STATE_ORDER: Final[tuple[str, ...]] = (
     "focused",
@@ -32,10 +49,20 @@ STATE_ORDER: Final[tuple[str, ...]] = (
     "multiline",
     "mixed",
     "pressed",
+    "clickable",
+    "focusable",
 )
-"""All states, in the order of the format's grammar."""
+"""All states, in the order of the format's grammar (kobrowser's two last)."""
 
 _BIT: Final = {state: 1 << i for i, state in enumerate(STATE_ORDER)}
+CLICKABLE_BIT: Final = _BIT["clickable"]
+FOCUSABLE_BIT: Final = _BIT["focusable"]
+
+# Flags returned by read_props beside the state bits.
+EDITABLE: Final = 1
+"""The ``editable`` property is present."""
+FOCUSABLE: Final = 2
+"""The ``focusable`` property is true."""
 
 # (property name, property value) -> state bit.
 _PROP_BITS: Final[dict[tuple[str, Any], int]] = {
@@ -69,10 +96,10 @@ def states_of(bits: int) -> tuple[str, ...]:
     return states
 
 
-def read_props(props: list[AXProperty]) -> tuple[int, bool]:
-    """State bits and whether ``editable`` is present."""
+def read_props(props: list[AXProperty]) -> tuple[int, int]:
+    """State bits, and flags: :data:`EDITABLE`, :data:`FOCUSABLE`."""
     bits = 0
-    editable = False
+    flags = 0
     for prop in props:
         pname = prop.name
         if pname in _STATE_PROPS:
@@ -80,5 +107,7 @@ def read_props(props: list[AXProperty]) -> tuple[int, bool]:
             if v.__class__ is bool or v.__class__ is str:
                 bits |= _PROP_BITS.get((pname, v), 0)
         elif pname == "editable":
-            editable = True
-    return bits, editable
+            flags |= EDITABLE
+        elif pname == "focusable" and prop.value.value is True:
+            flags |= FOCUSABLE
+    return bits, flags

@@ -12,16 +12,24 @@ stays one line.
 Lengths are counted in Unicode code points (``len``), so a CJK character or an
 emoji counts as one (an emoji built from several code points counts as
 several; truncation may cut such a sequence).
+
+**Text limit.** Names, text lines and the title are cut at ``text_limit``
+code points (80 by default, :data:`NAME_MAX`) and values at five eighths of
+it, rounded down (50 for 80, :data:`VALUE_MAX`; 125 for 200), never below
+:data:`MIN_TEXT_LIMIT`; ``None`` prints them whole (:func:`limits`).
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Final
 
 __all__ = [
+    "MIN_TEXT_LIMIT",
     "NAME_MAX",
     "VALUE_MAX",
     "is_password_value",
+    "limits",
     "normalize",
     "truncate",
     "value_to_text",
@@ -31,6 +39,25 @@ NAME_MAX: Final = 80
 """Longest printed name or title (code points)."""
 VALUE_MAX: Final = 50
 """Longest printed value (code points)."""
+MIN_TEXT_LIMIT: Final = 4
+"""Smallest ``text_limit`` (one code point and ``...``)."""
+_WHOLE: Final = sys.maxsize
+
+
+def limits(text_limit: int | None) -> tuple[int, int]:
+    """The name and value limits for ``text_limit`` (``None``: no limit).
+
+    Raises:
+        ValueError: ``text_limit`` is not ``None`` or a whole number >= 4.
+    """
+    if text_limit is None:
+        return _WHOLE, _WHOLE
+    if text_limit.__class__ is not int or text_limit < MIN_TEXT_LIMIT:
+        raise ValueError(
+            f"text_limit must be None or a whole number >= {MIN_TEXT_LIMIT}, not {text_limit!r}"
+        )
+    return text_limit, max(MIN_TEXT_LIMIT, text_limit * 5 // 8)
+
 
 _BULLET: Final = "\u2022"
 

@@ -1,8 +1,8 @@
 """Build the printed element tree from per-frame AX trees (full mode).
 
 :func:`build_tree` walks the AX tree of the top frame, inlines every child
-frame under its ``iframe`` line, drops what SNAPSHOT-FORMAT.md says never
-appears and keeps what appears in full mode. It is a single iterative
+frame under its ``iframe`` line, drops what docs/snapshot-format.md says
+never appears and keeps what appears in full mode. It is a single iterative
 depth-first walk (pages nest deeper than Python's recursion limit) that
 appends each printed element straight into the children list of its nearest
 printed ancestor, so "children move up" costs nothing.
@@ -17,6 +17,15 @@ Rules of the walk itself, beyond the letter of the spec (decisions):
 * **Roles** are classified in ``_roles`` (interactive, structure, named-only,
   transparent ...). An ignored node is transparent whatever its role. A
   ``generic`` with a name is printed as ``generic``.
+* **Run ends.** An element that is not ignored and not printed ends the text
+  run before and after it when it has children, unless its role is one of
+  ``INLINE_ROLES`` (see ``_runs``). An element with no children ends nothing.
+* **Clickable map.** ``FrameAX.clickable`` maps DOM backend node ids to the
+  backend id of the clickable element they belong to (an element maps to
+  itself). Elements that map to themselves are clickable (``_promote``); a
+  text piece whose owner is not the nearest clickable element the walk is
+  inside (the owner was left out of Chrome's tree) is clickable text
+  (``_runs``). Inside an interactive element neither applies.
 * **Document roots.** The first node of each frame's node list is its
   document root (Chrome returns nodes in BFS order); it is never printed and
   its children are the frame's top level. Nodes not reachable from it are
@@ -46,7 +55,7 @@ Rules of the walk itself, beyond the letter of the spec (decisions):
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any, Final
 
 import msgspec
@@ -54,11 +63,13 @@ import msgspec
 from ._ax import AXNode, gc_paused
 from ._labels import LABEL_END, LABEL_START, resolve_labels
 from ._node import Node
+from ._promote import finish_candidate
 from ._roles import (
-    BLOCK_ROLES,
     BREAK,
     FIELD_ROLES,
     IFRAME,
+    INLINE_ROLES,
+    INTERACTIVE,
     NAMED,
     ROLE_CACHE,
     STRUCTURE,
@@ -67,7 +78,16 @@ from ._roles import (
     role_info,
 )
 from ._runs import LINE_BREAK, SEPARATOR, flush_run, merge_text
-from ._states import STATE_ORDER, STATES_BY_BITS, read_props, states_of
+from ._states import (
+    CLICKABLE_BIT,
+    EDITABLE,
+    FOCUSABLE,
+    FOCUSABLE_BIT,
+    STATE_ORDER,
+    STATES_BY_BITS,
+    read_props,
+    states_of,
+)
 from ._text import is_password_value, value_to_text
 
 __all__ = ["STATE_ORDER", "FrameAX", "Node", "build_tree"]
@@ -87,12 +107,18 @@ class FrameAX(msgspec.Struct):
             (:func:`prebuild_frame`), or ``None``. The walk of the embedding
             frame takes it instead of walking ``nodes`` where that gives the
             same result.
+        clickable: DOM backend node id -> backend id of the clickable element
+            it belongs to, for this frame's document: a clickable element maps
+            to itself, a text node inside one to that element (see
+            ``kobrowser._clickable``). Empty: no element is known to be
+            clickable (focusable ones still are marked).
     """
 
     frame_id: str
     nodes: list[AXNode]
     children: dict[int, FrameAX | None] = {}
     built: list[Node] | None = None
+    clickable: Mapping[int, int] = {}
 
 
 # --- the walk -------------------------------------------------------------
@@ -102,20 +128,23 @@ _MARKER: Final = re.compile(
     r"\s*(?:[\u2022\u25e6\u25aa\u25ab\u25a0\u25a1\u2023\u2043\u2013\u2014-]|\w{1,6}[.)])\s*"
 )
 
-# A frame being walked: (frame id, nodeId -> node, owner backend id -> child frame).
-_FrameState = tuple[str, dict[str, AXNode], dict[int, "FrameAX | None"]]
+# A frame being walked: (frame id, nodeId -> node, owner backend id -> child
+# frame, clickable map).
+_FrameState = tuple[str, dict[str, AXNode], dict[int, "FrameAX | None"], Mapping[int, int]]
 
 # Walk context shared by siblings:
 # (output list or None outside the scope, carrier name, inside a text field,
-#  frame state, inside a matched element).
-_Ctx = tuple["list[Any] | None", str, bool, _FrameState, bool]
+#  frame state, inside a matched element, clickable owner: the backend id of
+#  the nearest clickable element the walk is inside, 0 for none, -1 inside an
+#  interactive element).
+_Ctx = tuple["list[Any] | None", str, bool, _FrameState, bool, int]
 
 
 def _frame_state(frame: FrameAX) -> _FrameState:
     """Frame id, a private nodeId -> node map (emptied as the walk goes), owners."""
     by_id = {n.nodeId: n for n in frame.nodes}
     by_id.pop(frame.nodes[0].nodeId, None)
-    return (frame.frame_id, by_id, frame.children)
+    return (frame.frame_id, by_id, frame.children, frame.clickable)
 
 
 def build_tree(frame: FrameAX, *, scope: Collection[tuple[str, int]] | None = None) -> list[Node]:
@@ -144,17 +173,20 @@ def build_tree(frame: FrameAX, *, scope: Collection[tuple[str, int]] | None = No
         return _build(frame, scope_set, scope is None)
 
 
-def prebuild_frame(frame_id: str, nodes: list[AXNode]) -> FrameAX:
+def prebuild_frame(
+    frame_id: str, nodes: list[AXNode], clickable: Mapping[int, int] | None = None
+) -> FrameAX:
     """A child frame's tree, with its printed content built ahead of time.
 
     A frame's content does not depend on where it is embedded (an ``iframe``
-    carries no text, and the frame's text runs end at its edges), so a frame
-    that embeds no other frame can be built as soon as its AX tree arrives,
-    while the other frames are still being read. ``built`` stays ``None``
-    when the frame has an ``iframe`` of its own (its content would need the
-    child frames).
+    carries no text, and the frame's text runs and clickable elements end at
+    its edges), so a frame that embeds no other frame can be built as soon as
+    its AX tree arrives, while the other frames are still being read.
+    ``built`` stays ``None`` when the frame has an ``iframe`` of its own (its
+    content would need the child frames). ``clickable`` is the frame's
+    clickable map (see :class:`FrameAX`).
     """
-    frame = FrameAX(frame_id=frame_id, nodes=nodes)
+    frame = FrameAX(frame_id=frame_id, nodes=nodes, clickable=clickable or {})
     if nodes and not _embeds_frames(nodes):
         with gc_paused():
             frame.built = _build(frame, (), True)
@@ -177,24 +209,31 @@ def _embeds_frames(nodes: list[AXNode]) -> bool:
 def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: bool) -> list[Node]:
     roots: list[Any] = []
     fs = _frame_state(frame)
-    top: _Ctx = (roots if everything else None, "", False, fs, everything)
+    top: _Ctx = (roots if everything else None, "", False, fs, everything, 0)
     seen_frames = {id(frame)}
     # id() of the children lists (alive until the end) that hold label markers.
     labeled: set[int] = set()
     # Stack items: (node, ctx, AX parent, None) or, to finish a printed node,
-    # (None, node, the list it was appended to, its kind).
+    # (None, node, the list it was appended to, its kind or candidate data).
     stack: list[tuple[Any, Any, Any, Any]] = []
     _push_children(stack, frame.nodes[0], top, fs[1])
     push = stack.append
     pop = stack.pop
     roles = ROLE_CACHE
     states_by_bits = STATES_BY_BITS
+    # Count of printed things an agent acts on (interactive elements, iframes,
+    # kept candidates, clickable text): a candidate that sees it change while
+    # its subtree is walked is a wrapper (see _promote).
+    acts = 0
     while stack:
         ax, ctx, parent, extra = pop()
         if ax is None:
             if ctx is None:
                 # The end of a block, or of a label.
                 parent.append(SEPARATOR if extra is None else extra)
+            elif extra.__class__ is tuple:
+                if finish_candidate(ctx, parent, extra, acts, labeled):
+                    acts += 1
             else:
                 children = ctx.children
                 if labeled and id(children) in labeled:
@@ -212,14 +251,14 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
                     continue
                 _finish(ctx, parent, extra)
             continue
-        out, carrier, in_field, fs, in_scope = ctx
+        out, carrier, in_field, fs, in_scope, owner = ctx
         if not in_scope:
             backend = ax.backendDOMNodeId
             if backend is not None and (fs[0], backend) in scope_set:
                 roots.append(SEPARATOR)
                 out = roots
                 in_scope = True
-                ctx = (out, carrier, in_field, fs, True)
+                ctx = (out, carrier, in_field, fs, True, owner)
         if ax.ignored:
             if ax.childIds:
                 _push_children(stack, ax, ctx, fs[1])
@@ -237,43 +276,75 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
                         backend = ax.backendDOMNodeId
                         if backend is None and parent.ignored and _MARKER.fullmatch(text):
                             continue  # the ::marker of a presentational list item
-                        out.append((text, parent, carrier, fs[0], backend))
+                        mine = 0
+                        if fs[3] and owner >= 0 and backend is not None:
+                            mine = fs[3].get(backend, 0)
+                            if mine == owner:
+                                mine = 0
+                            elif mine:
+                                acts += 1  # text of a clickable element Chrome left out
+                        out.append((text, parent, carrier, fs[0], backend, mine))
             continue
-        if kind <= TRANSPARENT:
-            if kind == TRANSPARENT:
-                if ax.childIds:
-                    _push_children(stack, ax, ctx, fs[1])
-            elif kind == BREAK and out is not None:
+        if kind < TRANSPARENT:
+            if kind == BREAK and out is not None:
                 out.append(LINE_BREAK)
             continue
-        name_v = ax.name
-        if name_v is None:
+        backend = ax.backendDOMNodeId
+        clickmap = fs[3]
+        self_click = bool(clickmap) and backend is not None and clickmap.get(backend) == backend
+        if kind == TRANSPARENT:
             name = ""
         else:
-            name = name_v.value
-            if name.__class__ is not str:
-                name = value_to_text(name)
-            if name:
-                name = " ".join(name.split())
-        if kind == NAMED and not name:
-            if ax.childIds:
-                if out is not None:
-                    if role in BLOCK_ROLES:
-                        # A paragraph-like block: its text is a run of its own.
+            name_v = ax.name
+            if name_v is None:
+                name = ""
+            else:
+                name = name_v.value
+                if name.__class__ is not str:
+                    name = value_to_text(name)
+                if name:
+                    name = " ".join(name.split())
+        bits, flags = read_props(ax.properties) if ax.properties else (0, 0)
+        only_candidate = False
+        promote = 0
+        if kind == TRANSPARENT or (kind == NAMED and not name):
+            # Kept by Chrome, not printed by the spec: a run end, or a candidate.
+            if owner >= 0 and role != "label":
+                if self_click:
+                    promote = CLICKABLE_BIT
+                if flags & FOCUSABLE:
+                    promote |= FOCUSABLE_BIT
+            if not promote or out is None:
+                if self_click and owner >= 0:
+                    ctx = (out, carrier, in_field, fs, in_scope, backend)
+                if ax.childIds:
+                    if out is not None and role not in INLINE_ROLES:
                         out.append(SEPARATOR)
                         push((None, None, out, None))
-                    elif role == "label":
-                        out.append(LABEL_START)
-                        push((None, None, out, LABEL_END))
-                        labeled.add(id(out))
-                _push_children(stack, ax, ctx, fs[1])
-            continue
+                        if role == "label":
+                            out.append(LABEL_START)
+                            push((None, None, out, LABEL_END))
+                            labeled.add(id(out))
+                    _push_children(stack, ax, ctx, fs[1])
+                continue
+            only_candidate = True
+            role = role or "generic"
+        elif kind < INTERACTIVE and owner >= 0:
+            if self_click:
+                promote = CLICKABLE_BIT
+            if flags & FOCUSABLE:
+                promote |= FOCUSABLE_BIT
         # A printed element (or, outside the scope, one that would be).
-        bits, editable = read_props(ax.properties) if ax.properties else (0, False)
-        child_field = in_field or (editable and role in FIELD_ROLES)
-        child_carrier = "" if kind == IFRAME else name
+        child_field = in_field or (bool(flags & EDITABLE) and role in FIELD_ROLES)
+        child_carrier = carrier if only_candidate else ("" if kind == IFRAME else name)
+        if kind == INTERACTIVE:
+            child_owner = -1
+        elif self_click and owner >= 0:
+            child_owner = backend
+        else:
+            child_owner = owner
         if out is None:
-            child_ctx: _Ctx = (None, child_carrier, child_field, fs, False)
+            child_ctx: _Ctx = (None, child_carrier, child_field, fs, False, child_owner)
             if kind == IFRAME:
                 _push_frame(stack, ax, child_ctx, fs, seen_frames)
             elif ax.childIds:
@@ -285,18 +356,30 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
             value = " ".join(value_to_text(value_v.value).split())
             if not value or value == name or is_password_value(value):
                 value = None
-        states = states_by_bits.get(bits)
+        states = states_by_bits.get(bits | promote)
         if states is None:
-            states = states_of(bits)
-        node = Node(role, name, value, states, fs[0], ax.backendDOMNodeId, [])
+            states = states_of(bits | promote)
+        node = Node(role, name, value, states, fs[0], backend, [])
         out.append(node)
+        if promote:
+            push((None, node, out, (only_candidate, kind, states_of(bits), acts)))
+            if ax.childIds:
+                _push_children(
+                    stack,
+                    ax,
+                    (node.children, child_carrier, child_field, fs, True, child_owner),
+                    fs[1],
+                )
+            continue
+        if kind >= INTERACTIVE:
+            acts += 1
         if kind == IFRAME:
             push((None, node, out, kind))
-            _push_frame(stack, ax, (node.children, "", child_field, fs, True), fs, seen_frames)
+            _push_frame(stack, ax, (node.children, "", child_field, fs, True, 0), fs, seen_frames)
         elif ax.childIds:
             push((None, node, out, kind))
             # _push_children, inline: the walk's hottest path.
-            child_ctx = (node.children, child_carrier, child_field, fs, True)
+            child_ctx = (node.children, child_carrier, child_field, fs, True, child_owner)
             take = fs[1].pop
             for cid in reversed(ax.childIds):
                 child = take(cid, None)
@@ -364,9 +447,11 @@ def _push_frame(
     if child is None or not child.nodes or id(child) in seen_frames:
         return
     seen_frames.add(id(child))
-    out, carrier, in_field, _, in_scope = ctx
+    out, carrier, in_field, _, in_scope, _ = ctx
     if child.built is not None and out is not None and in_scope and not in_field:
         out.extend(child.built)  # built ahead, in this same context (prebuild_frame)
         return
     child_fs = _frame_state(child)
-    _push_children(stack, child.nodes[0], (out, carrier, in_field, child_fs, in_scope), child_fs[1])
+    # A frame's content is its own world: no clickable owner from outside it.
+    child_ctx = (out, carrier, in_field, child_fs, in_scope, 0)
+    _push_children(stack, child.nodes[0], child_ctx, child_fs[1])

@@ -231,7 +231,7 @@ def test_scope_texts_of_two_matches_do_not_merge() -> None:
     scope = {("MAIN", top.nodes[i].backendDOMNodeId or 0) for i in (2, 3)}
     assert [n.role.value for n in (top.nodes[2], top.nodes[3]) if n.role] == ["generic", "generic"]
     assert lines(top, scope=scope) == ['1: text "a"', '2: text "b"']
-    assert lines(top) == ["1: main", '  2: text "a b"']
+    assert lines(top) == ["1: main", '  2: text "a"', '  3: text "b"']
 
 
 def test_scope_matching_nothing_or_empty() -> None:

@@ -1,9 +1,10 @@
-"""Property tests: random AX trees (roles, names, states, ignored nodes, frames).
+"""Property tests: random AX trees (roles, names, states, ignored nodes, frames,
+clickable maps) in every mode and text limit.
 
-Every snapshot must follow the line grammar of SNAPSHOT-FORMAT.md, number
+Every snapshot must follow the line grammar of docs/snapshot-format.md, number
 1..n in pre-order of the returned nodes and tree, indent by tree depth, and
 parse back (``parse_snapshot``) to the same ids, depths, roles, printed names,
-values and states.
+values and states, with names and values cut at the text limit (or whole).
 """
 
 from __future__ import annotations
@@ -34,13 +35,33 @@ from ._ax_builders import MISSING, FrameSpec, Spec, frame
 from ._helpers import walk
 
 _STATE = "(?:" + "|".join(STATE_ORDER) + ")"
-ELEMENT_LINE = re.compile(
-    r"(?:  )*[1-9][0-9]*: [a-z]+"  # indent, id, role
-    r'(?: "[^\n]{0,80}")?'  # quoted name, text-80
-    r'(?: value="[^\n]{0,50}")?'  # value, text-50
-    rf"(?: {_STATE}(?: {_STATE})*)?"
-)
-PAGE_LINE = re.compile(r'Page: "[^\n]{0,80}"')
+_MARKS = frozenset({"clickable", "focusable"})
+
+
+def _limits(text_limit: int | None) -> tuple[str, str]:
+    """Regex repeat bounds for names and values at ``text_limit``."""
+    if text_limit is None:
+        return "*", "*"
+    return f"{{0,{text_limit}}}", f"{{0,{max(4, text_limit * 5 // 8)}}}"
+
+
+def element_line(text_limit: int | None = 80) -> re.Pattern[str]:
+    name, value = _limits(text_limit)
+    return re.compile(
+        r"(?:  )*[1-9][0-9]*: [a-z]+"  # indent, id, role
+        rf'(?: "[^\n]{name}")?'  # quoted name, text-N
+        rf'(?: value="[^\n]{value}")?'  # value, text-5N/8
+        rf"(?: {_STATE}(?: {_STATE})*)?"
+    )
+
+
+def page_line(text_limit: int | None = 80) -> re.Pattern[str]:
+    return re.compile(rf'Page: "[^\n]{_limits(text_limit)[0]}"')
+
+
+ELEMENT_LINE = element_line()
+PAGE_LINE = page_line()
+TEXT_LIMITS = st.sampled_from([80, 80, None, 4, 11, 200])
 
 ROLES = [
     *sorted(INTERACTIVE_ROLES - {"iframe"}),
@@ -167,16 +188,47 @@ MODES = st.fixed_dictionaries(
 )
 
 
-def _expected_line(node: Node) -> tuple[str, str | None, str | None, tuple[str, ...]]:
-    def cut(text: str, limit: int) -> str:
-        return text if len(text) <= limit else text[: limit - 3] + "..."
+def _walk_frames(top: FrameAX) -> list[FrameAX]:
+    out = [top]
+    for child in top.children.values():
+        if child is not None:
+            out.extend(_walk_frames(child))
+    return out
 
+
+def _draw_clickable(top: FrameAX, data: st.DataObject) -> None:
+    """Give every frame a random clickable map: elements that own themselves,
+    nodes owned by another node of the frame or by an element not in the tree."""
+    for one in _walk_frames(top):
+        ids = sorted({n.backendDOMNodeId for n in one.nodes if n.backendDOMNodeId is not None})
+        if not ids:
+            continue
+        chosen = data.draw(st.lists(st.sampled_from(ids), max_size=8, unique=True))
+        owners = st.sampled_from(ids) | st.just(-7) | st.integers(1, 10**6)
+        one.clickable = {
+            backend: backend if data.draw(st.booleans()) else data.draw(owners)
+            for backend in chosen
+        }
+
+
+def _cut(text: str, limit: int | None) -> str:
+    return text if limit is None or len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _expected_line(
+    node: Node, text_limit: int | None = 80
+) -> tuple[str, str | None, str | None, tuple[str, ...]]:
+    value_limit = None if text_limit is None else max(4, text_limit * 5 // 8)
     return (
         node.role,
-        cut(node.name, 80) if node.name else None,
-        cut(node.value, 50) if node.value else None,
+        _cut(node.name, text_limit) if node.name else None,
+        _cut(node.value, value_limit) if node.value else None,
         node.states,
     )
+
+
+def _marked(node: Node) -> bool:
+    return not _MARKS.isdisjoint(node.states)
 
 
 def _check_node_invariants(node: Node) -> None:
@@ -184,6 +236,7 @@ def _check_node_invariants(node: Node) -> None:
     assert (
         node.role not in {"generic", "none", "presentation", "inlinetextbox", "statictext"}
         or node.name
+        or _marked(node)
     )
     assert node.name == " ".join(node.name.split())
     if node.value is not None:
@@ -191,30 +244,45 @@ def _check_node_invariants(node: Node) -> None:
         assert node.value != node.name
         assert node.value.strip("\u2022")
     assert list(node.states) == [s for s in STATE_ORDER if s in node.states]
+    if node.role in INTERACTIVE_ROLES:
+        assert not _marked(node)  # an interactive role needs no mark
     if node.role == "text":
         assert node.name and not node.children and node.value is None
+        assert node.states in ((), ("clickable",))
     elif node.role not in INTERACTIVE_ROLES and node.role not in STRUCTURE_ROLES:
-        assert node.name  # other roles print only with a name
+        assert node.name or _marked(node)  # other roles print only with a name or a mark
     elif node.role in STRUCTURE_ROLES:
-        assert node.name or node.children
+        assert node.name or node.children or _marked(node)
+    if _marked(node):
+        # Innermost wins: nothing acted on is printed inside a marked element.
+        for _, inner in walk(node.children):
+            assert inner.role not in INTERACTIVE_ROLES and not _marked(inner), node
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     children=st.lists(TREES, max_size=6),
     title=st.none() | RAW_TEXT,
     modes=MODES,
+    text_limit=TEXT_LIMITS,
+    data=st.data(),
 )
 def test_random_trees_follow_the_format(
-    children: list[Spec], title: str | None, modes: dict[str, Any]
+    children: list[Spec],
+    title: str | None,
+    modes: dict[str, Any],
+    text_limit: int | None,
+    data: st.DataObject,
 ) -> None:
     top = frame(*children)
+    _draw_clickable(top, data)
     full = build_tree(top)
     for _, node in walk(full):
         _check_node_invariants(node)
 
     roots = filter_tree(full, **modes)
-    text, nodes = format_snapshot(roots, title=title)
+    text, nodes = format_snapshot(roots, title=title, text_limit=text_limit)
+    line_re, page_re = element_line(text_limit), page_line(text_limit)
 
     # Structure of the text: [Page line, blank line] then one line per element.
     body = text
@@ -222,32 +290,36 @@ def test_random_trees_follow_the_format(
     if norm_title:
         page, blank, body = text.split("\n", 2)
         assert blank == ""
-        assert PAGE_LINE.fullmatch(page), page
+        assert page_re.fullmatch(page), page
     else:
         assert not text.startswith("Page:")
     assert body == "" or body.endswith("\n")
     body_lines = body.split("\n")[:-1] if body else []
     for line in body_lines:
-        assert ELEMENT_LINE.fullmatch(line), line
+        assert line_re.fullmatch(line), line
 
     # Ids 1..n in pre-order of the tree; indent is the tree depth.
     ordered = walk(roots)
     assert [n for _, n in ordered] == nodes
     assert len(body_lines) == len(nodes)
-    parsed = parse_snapshot(text)
-    assert parsed.title == (norm_title if len(norm_title) <= 80 else norm_title[:77] + "...") or (
-        not norm_title and parsed.title is None
-    )
+    parsed = parse_snapshot(text, text_limit=text_limit)
+    assert parsed.title == _cut(norm_title, text_limit) or (not norm_title and parsed.title is None)
     assert [line.id for line in parsed.lines] == list(range(1, len(nodes) + 1))
     assert [line.depth for line in parsed.lines] == [d for d, _ in ordered]
     for line, node in zip(parsed.lines, nodes, strict=True):
-        assert (line.role, line.name, line.value, line.states) == _expected_line(node)
+        assert (line.role, line.name, line.value, line.states) == _expected_line(node, text_limit)
+    if text_limit is None:
+        assert all(
+            line.name == (node.name or None) for line, node in zip(parsed.lines, nodes, strict=True)
+        )
 
     # Modes.
     if modes["interactive"]:
-        assert all(n.role in INTERACTIVE_ROLES for n in nodes)
+        assert all(n.role in INTERACTIVE_ROLES or _marked(n) for n in nodes)
     elif modes["compact"]:
-        assert all(n.name or n.role == "text" or n.role in INTERACTIVE_ROLES for n in nodes)
+        assert all(
+            n.name or n.role == "text" or n.role in INTERACTIVE_ROLES or _marked(n) for n in nodes
+        )
     if modes["depth"] is not None:
         assert all(d < modes["depth"] for d, _ in ordered)
     if not modes["interactive"] and not modes["compact"] and modes["depth"] is None:
@@ -269,6 +341,7 @@ def test_json_decode_gives_the_same_snapshot(children: list[Spec]) -> None:
 @given(children=st.lists(TREES, max_size=5), data=st.data())
 def test_scope_output_is_part_of_full_output(children: list[Spec], data: st.DataObject) -> None:
     top = frame(*children)
+    _draw_clickable(top, data)
     candidates = sorted(
         (top.frame_id, n.backendDOMNodeId) for n in top.nodes[1:] if n.backendDOMNodeId is not None
     )
@@ -294,7 +367,7 @@ def _prebuilt(frame: FrameAX) -> FrameAX:
         owner: None if child is None else _prebuilt(child)
         for owner, child in frame.children.items()
     }
-    again = prebuild_frame(frame.frame_id, frame.nodes)
+    again = prebuild_frame(frame.frame_id, frame.nodes, frame.clickable)
     again.children = children
     return again
 
@@ -304,8 +377,10 @@ def _prebuilt(frame: FrameAX) -> FrameAX:
 def test_prebuilt_frames_give_the_same_snapshot(children: list[Spec], data: st.DataObject) -> None:
     # Frames built ahead of time (as the fetch does when a frame's AX tree
     # arrives) must print exactly what walking them inside the page prints:
-    # nested frames, frames inside editable fields, labels, text runs, scope.
+    # nested frames, frames inside editable fields, labels, text runs, scope,
+    # clickable maps.
     top = frame(*children)
+    _draw_clickable(top, data)
     ahead = _prebuilt(top)
     assert format_snapshot(build_tree(ahead), title=None) == format_snapshot(
         build_tree(top), title=None

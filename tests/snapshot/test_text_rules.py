@@ -39,13 +39,50 @@ def test_adjacent_text_merges_same_parent_directly_other_parents_with_space() ->
         el(
             "main",
             None,
-            el("generic", None, text("Hello "), text("wor"), text("ld")),
-            el("generic", None, text("second")),
+            text("Hello "),
+            text("wor"),
+            text("ld"),
+            ignored(text("second")),
             el("emphasis", None, text("third")),
             text("fourth"),
         )
     )
+    # (an ignored node and an inline role like emphasis do not end the run)
     assert lines(top) == ["1: main", '  2: text "Hello world second third fourth"']
+
+
+def test_every_kept_element_ends_text_runs() -> None:
+    # <div>block one</div><div>block two</div>, a kept <span> (a listener, an
+    # id) in a paragraph, a layout table cell: each its own line.
+    top = frame(
+        el(
+            "main",
+            None,
+            el("generic", None, text("block one")),
+            el("generic", None, text("block two")),
+            el(
+                "paragraph",
+                None,
+                text("Faucibus libero "),
+                el("generic", None, text("massa")),
+                text(" nec."),
+            ),
+            el("LayoutTableCell", None, text("cell")),
+            text("after"),
+            el("generic", None),  # empty: ends nothing
+            text(" tail"),
+        )
+    )
+    assert lines(top) == [
+        "1: main",
+        '  2: text "block one"',
+        '  3: text "block two"',
+        '  4: text "Faucibus libero"',
+        '  5: text "massa"',
+        '  6: text "nec."',
+        '  7: text "cell"',
+        '  8: text "after tail"',
+    ]
 
 
 def test_paragraph_like_blocks_end_text_runs() -> None:
@@ -204,10 +241,11 @@ def test_generated_content_and_real_marker_like_text_are_kept() -> None:
         el("cell", None, text("1.")),
         el("generic", None, ignored(text("\u2022"))),
     )
-    # (label and generic are not blocks: their texts form one run)
+    # (the label and the generics are kept elements: each a run of its own)
     assert lines(top) == [
-        '1: text "Email * New Thing"',
-        "2: cell",
-        '  3: text "1."',
-        '4: text "\u2022"',
+        '1: text "Email *"',
+        '2: text "New Thing"',
+        "3: cell",
+        '  4: text "1."',
+        '5: text "\u2022"',
     ]
