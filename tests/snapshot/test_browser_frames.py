@@ -3,7 +3,7 @@ about:blank, many frames, frames removed or crashed during a snapshot.
 
 127.0.0.1 (``server.url``) and localhost (``server.cross_url``) are different
 sites, so a frame from the other one is out-of-process with its own session.
-Expected texts are written from SNAPSHOT-FORMAT.md by hand.
+Expected texts are written from docs/snapshot-format.md by hand.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Golden tests in a real Chromium: every rule of SNAPSHOT-FORMAT.md on a page made for it.
+"""Golden tests in a real Chromium: every rule of docs/snapshot-format.md on a page made for it.
 
 Every expected text here was written from the spec, by hand. Each snapshot is
 also checked by ``assert_consistent`` (text <-> id map <-> to_dict()).

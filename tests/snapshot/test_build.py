@@ -1,4 +1,4 @@
-"""Which elements appear, and how (SNAPSHOT-FORMAT.md, full mode)."""
+"""Which elements appear, and how (docs/snapshot-format.md, full mode)."""
 
 from __future__ import annotations
 

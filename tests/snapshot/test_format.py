@@ -1,4 +1,4 @@
-"""Numbering, indentation, names, values, truncation (SNAPSHOT-FORMAT.md, grammar)."""
+"""Numbering, indentation, names, values, truncation (docs/snapshot-format.md, grammar)."""
 
 from __future__ import annotations
 

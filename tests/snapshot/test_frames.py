@@ -1,4 +1,4 @@
-"""Frames inlined under their iframe line (SNAPSHOT-FORMAT.md, "Frames")."""
+"""Frames inlined under their iframe line (docs/snapshot-format.md, "Frames")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Snapshot modes alone and combined (SNAPSHOT-FORMAT.md, "Modes")."""
+"""Snapshot modes alone and combined (docs/snapshot-format.md, "Modes")."""
 
 from __future__ import annotations
 
