@@ -123,3 +123,43 @@ def test_states_without_name() -> None:
 def test_every_line_ends_with_newline_and_page_line_has_blank_line() -> None:
     out = render(frame(el("button", "b"), el("link", "l")), title="T")
     assert out == 'Page: "T"\n\n1: button "b"\n2: link "l"\n'
+
+
+# --- text_limit ----------------------------------------------------------------
+
+
+def _one(name: str, value: str | None = None, title: str | None = None, **kw: object) -> str:
+    node = Node("textbox", name, value, (), "F", 1, [])
+    return format_snapshot([node], title=title, **kw)[0]  # type: ignore[arg-type]
+
+
+def test_text_limit_default_is_80_and_50() -> None:
+    assert _one("n" * 81, "v" * 51) == f'1: textbox "{"n" * 77}..." value="{"v" * 47}..."\n'
+    assert _one("n" * 81, "v" * 51, text_limit=80) == _one("n" * 81, "v" * 51)
+
+
+def test_text_limit_scales_values_to_five_eighths() -> None:
+    assert _one("n" * 201, "v" * 126, text_limit=200) == (
+        f'1: textbox "{"n" * 197}..." value="{"v" * 122}..."\n'
+    )
+    assert _one("n" * 200, "v" * 125, text_limit=200) == (
+        f'1: textbox "{"n" * 200}" value="{"v" * 125}"\n'
+    )
+    # 5/8 of 10 is 6 (rounded down); never below 4.
+    assert (
+        _one("abcdefghijk", "uvwxyz1", text_limit=10) == '1: textbox "abcdefg..." value="uvw..."\n'
+    )
+    assert _one("abcde", "uvwxy", text_limit=4) == '1: textbox "a..." value="u..."\n'
+
+
+def test_text_limit_none_prints_names_values_and_title_whole() -> None:
+    name, value, title = "n" * 500, "v" * 300, "t " * 100
+    text = _one(name, value, title=title, text_limit=None)
+    assert text == f'Page: "{" ".join(title.split())}"\n\n1: textbox "{name}" value="{value}"\n'
+    assert _one("n" * 90, title="t" * 90, text_limit=20).startswith(f'Page: "{"t" * 17}..."')
+
+
+@pytest.mark.parametrize("bad", [0, 3, -1, 2.5, "80", True])
+def test_text_limit_rejects_bad_values(bad: object) -> None:
+    with pytest.raises(ValueError, match="text_limit"):
+        _one("x", text_limit=bad)

@@ -108,3 +108,42 @@ def test_unicode_and_truncated_forms_parse() -> None:
     text = f'1: link "{name}" value="{value}"\n'
     line = parse_snapshot(text).lines[0]
     assert (line.name, line.value) == (name, value)
+
+
+def test_text_limit_none_reads_back_whole_names_with_quotes() -> None:
+    long_name = 'He said "stop" and ' + "x" * 200 + ' "quoted end"'
+    nodes = [
+        Node("text", long_name, None, ("clickable",), "F", 1, []),
+        Node("textbox", 'a "b"', "v" * 120, ("focused", "focusable"), "F", 2, []),
+        Node("generic", "", None, ("clickable", "focusable"), "F", 3, []),
+    ]
+    text, _ = format_snapshot(nodes, title="T" * 120, text_limit=None)
+    parsed = parse_snapshot(text, text_limit=None)
+    assert parsed.title == "T" * 120
+    assert [(line.role, line.name, line.value, line.states) for line in parsed.lines] == [
+        ("text", long_name, None, ("clickable",)),
+        ("textbox", 'a "b"', "v" * 120, ("focused", "focusable")),
+        ("generic", None, None, ("clickable", "focusable")),
+    ]
+    with pytest.raises(ValueError, match="line 1: title longer than 80"):
+        parse_snapshot(text)
+
+
+def test_parse_checks_lengths_at_the_given_text_limit() -> None:
+    node = Node("button", "n" * 150, "v" * 90, (), "F", 1, [])
+    text, _ = format_snapshot([node], title=None, text_limit=150)
+    assert parse_snapshot(text, text_limit=150).lines[0].name == "n" * 150
+    with pytest.raises(ValueError, match="line 1: name longer than 80"):
+        parse_snapshot(text)
+    with pytest.raises(ValueError, match="line 1: value longer than 50"):
+        parse_snapshot('1: button value="' + "v" * 51 + '"\n')
+
+
+def test_kobrowser_states_come_after_the_seed_states() -> None:
+    assert parse_snapshot("1: generic collapsed clickable focusable\n").lines[0].states == (
+        "collapsed",
+        "clickable",
+        "focusable",
+    )
+    with pytest.raises(ValueError, match="out of order"):
+        parse_snapshot("1: generic clickable focused\n")
