@@ -318,7 +318,11 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
                 if self_click and owner >= 0:
                     ctx = (out, carrier, in_field, fs, in_scope, backend)
                 if ax.childIds:
-                    if out is not None and role not in INLINE_ROLES:
+                    if role in INLINE_ROLES:
+                        # Lifted: its text joins its parent's as if it were there.
+                        _push_children(stack, ax, ctx, fs[1], parent)
+                        continue
+                    if out is not None:
                         out.append(SEPARATOR)
                         push((None, None, out, None))
                         if role == "label":
@@ -418,18 +422,21 @@ def _push_children(
     ax: AXNode,
     ctx: _Ctx,
     by_id: dict[str, AXNode],
+    parent: AXNode | None = None,
 ) -> None:
     """Push ``ax``'s children so that they pop in document order.
 
+    Their AX parent (for text runs) is ``ax``, or ``parent`` when given.
     Each child is taken out of ``by_id`` as it is pushed, so a node listed
     twice (a malformed tree, even a cycle) is visited once.
     """
     take = by_id.pop
     push = stack.append
+    up = ax if parent is None else parent
     for cid in reversed(ax.childIds):
         child = take(cid, None)
         if child is not None:
-            push((child, ctx, ax, None))
+            push((child, ctx, up, None))
 
 
 def _push_frame(

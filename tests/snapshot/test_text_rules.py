@@ -47,8 +47,10 @@ def test_adjacent_text_merges_same_parent_directly_other_parents_with_space() ->
             text("fourth"),
         )
     )
-    # (an ignored node and an inline role like emphasis do not end the run)
-    assert lines(top) == ["1: main", '  2: text "Hello world second third fourth"']
+    # An ignored node does not end the run (its pieces join with a space: a
+    # different parent); an inline role like emphasis neither, and its text
+    # joins as if it were its parent's (``<em>third</em>fourth``).
+    assert lines(top) == ["1: main", '  2: text "Hello world second thirdfourth"']
 
 
 def test_every_kept_element_ends_text_runs() -> None:

@@ -1,0 +1,185 @@
+"""Which elements of a page are clickable: the clickable map of a frame session.
+
+Clickability is not in Chrome's accessibility tree. One call,
+``DOMSnapshot.captureSnapshot`` with the computed ``cursor`` and without DOM
+rects, paint order or text styles, gives it for every document the session
+renders (its own and every same-process child frame's, shadow trees
+included, closed ones too), keyed by backend node id:
+
+* ``isClickable``: the node has a click listener of its own (or is a link);
+* the computed ``cursor``.
+
+An element is **clickable** when it has a listener of its own, or when its
+cursor is ``pointer`` and its parent's (the nearest ancestor with a layout
+box) is not: the *outermost* element of a pointer area. So a row that shows
+a pointer because the list's delegated handler will take its click is
+caught, while the spans, icons and texts inside it, which inherit the
+pointer, are not marked one by one. ``<html>`` and ``<body>`` are never
+clickable (listeners there are delegation roots for the whole page).
+
+Every text node inside a clickable element is mapped to that element (the
+innermost one), so the snapshot can print the text of a clickable element
+that Chrome leaves out of its tree (a plain ``<span>`` with
+``cursor: pointer``) as clickable text of its own; an element with more than
+:data:`MAX_TEXT_NODES` text nodes maps none (a large area, such as a
+framework's app root with a listener, is a wrapper, not a control).
+
+Measured against the alternatives (benchmarks/RESULTS.md, "Clickable
+signal"): an in-page script reading ``getComputedStyle`` and the DevTools
+``getEventListeners`` of every element costs about the same in the page but
+needs one ``DOM.describeNode`` per element found to learn its backend id,
+cannot see into closed shadow roots or same-site cross-origin frames, and
+runs page-visible code; ``DOMDebugger.getEventListeners`` per node needs a
+remote object per node (tens of thousands of calls on a large page).
+
+Out-of-process frames are answered by their own session: call
+:func:`clickable_nodes` once per frame session.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+import msgspec
+
+from .snapshot._ax import gc_paused
+
+if TYPE_CHECKING:
+    from .cdp import CDPSession
+
+__all__ = ["MAX_TEXT_NODES", "clickable_from_snapshot", "clickable_nodes"]
+
+MAX_TEXT_NODES: Final = 32
+"""A clickable element with more text nodes than this maps none of them."""
+
+_ELEMENT: Final = 1
+_TEXT: Final = 3
+_NEVER: Final = frozenset({"HTML", "BODY"})
+
+PARAMS: Final = {
+    "computedStyles": ["cursor"],
+    "includeDOMRects": False,
+    "includePaintOrder": False,
+    "includeBlendedBackgroundColors": False,
+    "includeTextColorOpacities": False,
+}
+"""The ``DOMSnapshot.captureSnapshot`` parameters: the cursor, nothing else."""
+
+
+class _Rare(msgspec.Struct, gc=False):
+    index: list[int] = []
+
+
+class _Nodes(msgspec.Struct, gc=False):
+    parentIndex: list[int] = []
+    nodeType: list[int] = []
+    nodeName: list[int] = []
+    backendNodeId: list[int] = []
+    isClickable: _Rare | None = None
+
+
+class _Layout(msgspec.Struct, gc=False):
+    nodeIndex: list[int] = []
+    styles: list[list[int]] = []
+
+
+class _Document(msgspec.Struct, gc=False):
+    nodes: _Nodes
+    layout: _Layout
+
+
+class _Captured(msgspec.Struct, gc=False):
+    documents: list[_Document]
+    strings: list[str]
+
+
+_DECODER: Final = msgspec.json.Decoder(_Captured)
+
+
+async def clickable_nodes(session: CDPSession, *, timeout: float) -> dict[int, int]:
+    """The clickable map of the documents ``session`` renders.
+
+    Args:
+        session: A page's or an out-of-process frame's session.
+        timeout: Deadline of the call, in seconds.
+
+    Returns:
+        Backend node id -> backend id of the clickable element it belongs to:
+        each clickable element maps to itself, each text node inside one (see
+        :data:`MAX_TEXT_NODES`) to the innermost. Pass it as the
+        ``clickable`` of every frame the session serves (backend ids are
+        unique within a renderer process).
+
+    Raises:
+        ProtocolError: Chrome refused the call.
+        CDPTimeoutError: No answer before the deadline.
+        TargetClosedError: The target went away.
+
+    Cancelling the caller abandons the call.
+    """
+    raw = await session.send_raw("DOMSnapshot.captureSnapshot", PARAMS, timeout=timeout)
+    return clickable_from_snapshot(raw)
+
+
+def clickable_from_snapshot(raw: bytes | msgspec.Raw) -> dict[int, int]:
+    """The clickable map of a ``DOMSnapshot.captureSnapshot`` result (JSON bytes).
+
+    The result must have been taken with ``computedStyles: ["cursor"]`` (see
+    :data:`PARAMS`).
+    """
+    with gc_paused():
+        captured = _DECODER.decode(raw)
+        strings = captured.strings
+        pointer = strings.index("pointer") if "pointer" in strings else -2
+        never = {i for i, s in enumerate(strings) if s in _NEVER}
+        found: dict[int, int] = {}
+        for document in captured.documents:
+            _document(document, pointer, never, found)
+        return found
+
+
+def _document(document: _Document, pointer: int, never: set[int], found: dict[int, int]) -> None:
+    nodes = document.nodes
+    parents = nodes.parentIndex
+    types = nodes.nodeType
+    names = nodes.nodeName
+    backends = nodes.backendNodeId
+    count = len(backends)
+    if not count:
+        return
+    listeners = set(nodes.isClickable.index) if nodes.isClickable is not None else set()
+    # Cursor string index per node; -1 without a layout box (inherits the parent's).
+    cursor = [-1] * count
+    layout = document.layout
+    for index, styles in zip(layout.nodeIndex, layout.styles, strict=False):
+        if styles and index < count:
+            cursor[index] = styles[0]
+    # Effective cursor (a node without a box takes its parent's) and owner
+    # (node index of the innermost clickable element, -1 for none).
+    effective = [-1] * count
+    owner = [-1] * count
+    texts: dict[int, list[int]] = {}
+    for i in range(count):
+        parent = parents[i]
+        inherited = effective[parent] if 0 <= parent < i else -1
+        own = cursor[i]
+        effective[i] = own if own != -1 else inherited
+        up = owner[parent] if 0 <= parent < i else -1
+        kind = types[i]
+        if kind == _ELEMENT:
+            if names[i] not in never and (
+                i in listeners or (own == pointer and inherited != pointer)
+            ):
+                found[backends[i]] = backends[i]
+                owner[i] = i
+            else:
+                owner[i] = up
+        elif kind == _TEXT and up != -1:
+            texts.setdefault(up, []).append(i)
+        else:
+            owner[i] = up
+    for element, members in texts.items():
+        if len(members) <= MAX_TEXT_NODES:
+            target = backends[element]
+            for i in members:
+                found[backends[i]] = target
