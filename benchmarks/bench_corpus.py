@@ -19,10 +19,18 @@ per-page median times, and the totals (sum over pages of tokens and of
 per-page medians). A page where any contender fails (a page that navigates
 itself away, say) is left out of every column and counted apart.
 
+With ``--clickable`` two more contenders show what the clickable map
+(``kobrowser._clickable``) adds before the tab's fetch passes it: both read
+the top document's AX tree on the tab's session and build it with the pure
+snapshot code, ``ax only`` without the map and ``ax + clickable`` with
+``DOMSnapshot.captureSnapshot`` read at the same time (child frames are left
+empty in both, so compare these two with each other only).
+
 Run: ``python -m benchmarks corpus`` or
-``python -m benchmarks.bench_corpus [--quick] [--limit N] [--rounds N] [--save DIR]``;
-``--save`` writes every output to ``DIR/<contender>/<page>.txt`` (to compare
-two versions of kobrowser on the same pages).
+``python -m benchmarks.bench_corpus [--quick] [--limit N] [--rounds N] [--save DIR]
+[--clickable]``; ``--save`` writes every output to ``DIR/<contender>/<page>.txt``;
+``python -m benchmarks.bench_corpus --compare BEFORE AFTER`` counts how the
+lines of two saved runs differ.
 """
 
 from __future__ import annotations
@@ -45,6 +53,7 @@ NAME = "corpus"
 TITLE = "Real-page corpus: kobrowser (full, -i) vs Playwright AI snapshot"
 
 CONTENDERS = ("kobrowser", "kobrowser -i", "playwright")
+PROTOTYPE = ("ax only", "ax + clickable")
 PAUSE = 0.05
 """Seconds of idle before each timed call."""
 SETTLE = 0.3
@@ -65,8 +74,24 @@ async def _timed(call: Callable[[], Awaitable[Any]]) -> tuple[float, Any]:
     return time.perf_counter() - start, result
 
 
+async def _prototype(tab: Any, clickable: bool) -> str:
+    """The top document's snapshot built by the pure code, with or without the map."""
+    from kobrowser._clickable import clickable_nodes
+    from kobrowser.snapshot import FrameAX, build_tree, decode_ax_tree, format_snapshot
+
+    call = tab.cdp.send_raw("Accessibility.getFullAXTree", timeout=LOAD_TIMEOUT)
+    if clickable:
+        raw, found = await asyncio.gather(call, clickable_nodes(tab.cdp, timeout=LOAD_TIMEOUT))
+    else:
+        raw, found = await call, {}
+    nodes = decode_ax_tree(raw).nodes
+    title = nodes[0].name.value if nodes and nodes[0].name else None
+    tree = build_tree(FrameAX("top", nodes, clickable=found))
+    return format_snapshot(tree, title=title if isinstance(title, str) else None)[0]
+
+
 async def bench_page(
-    page: CorpusPage, url: str, kb: Any, pw: Any, rounds: int
+    page: CorpusPage, url: str, kb: Any, pw: Any, rounds: int, prototype: bool = False
 ) -> dict[str, Any] | str:
     """Time the contenders on one page; an error message when one of them fails."""
     tab = None
@@ -81,6 +106,9 @@ async def bench_page(
             "kobrowser -i": lambda: tab.snapshot(interactive=True),
             "playwright": lambda: pw_page.aria_snapshot(mode="ai"),
         }
+        if prototype:
+            calls["ax only"] = lambda: _prototype(tab, False)
+            calls["ax + clickable"] = lambda: _prototype(tab, True)
         times: dict[str, list[float]] = {name: [] for name in calls}
         last: dict[str, Any] = {}
         for name, call in calls.items():  # cold (Chrome builds its AX tree)
@@ -100,9 +128,7 @@ async def bench_page(
             with contextlib.suppress(Exception):
                 await pw_page.close()
     texts = {
-        "kobrowser": last["kobrowser"].text,
-        "kobrowser -i": last["kobrowser -i"].text,
-        "playwright": last["playwright"],
+        name: value.text if name.startswith("kobrowser") else value for name, value in last.items()
     }
     return {
         "page": page.name,
@@ -114,7 +140,7 @@ async def bench_page(
 
 
 async def run_corpus(
-    pages: list[CorpusPage], rounds: int, save: Path | None = None
+    pages: list[CorpusPage], rounds: int, save: Path | None = None, prototype: bool = False
 ) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
     from playwright.async_api import async_playwright
 
@@ -134,7 +160,7 @@ async def run_corpus(
             )
             try:
                 for index, page in enumerate(pages, 1):
-                    result = await bench_page(page, server.url(page), kb, pw, rounds)
+                    result = await bench_page(page, server.url(page), kb, pw, rounds, prototype)
                     if isinstance(result, str):
                         failures.append((page.name, result))
                         print(f"[{index}/{len(pages)}] {page.name}: {result}", file=sys.stderr)
@@ -172,7 +198,8 @@ def table(results: list[dict[str, Any]], failures: list[tuple[str, str]], rounds
         "| total lines |",
         "|---|---:|---:|---:|---:|---:|",
     ]
-    for name in CONTENDERS:
+    names = [name for name in (*CONTENDERS, *PROTOTYPE) if results and name in results[0]["median"]]
+    for name in names:
         per_page = [r["median"][name] for r in results]
         tokens = [r["tokens"][name] for r in results]
         total_lines = sum(r["lines"][name] for r in results)
@@ -209,13 +236,47 @@ def run(
     rounds: int | None = None,
     limit: int | None = None,
     save: Path | None = None,
+    prototype: bool = False,
 ) -> str:
     """Entry point for the runner: returns the Markdown section body."""
     n = rounds if rounds is not None else (1 if quick else 3)
     pages = load_corpus(limit=limit if limit is not None else (30 if quick else None))
     start = f"Load average at the start {_loadavg()}. "
-    results, failures = asyncio.run(run_corpus(pages, n, save))
+    results, failures = asyncio.run(run_corpus(pages, n, save, prototype))
     return start + table(results, failures, n)
+
+
+def _line_stats(text: str) -> dict[str, int]:
+    lines = text.splitlines()
+    body = [line.strip() for line in lines if line and not line.startswith("Page:")]
+    return {
+        "lines": len(body),
+        "text lines": sum(": text " in line for line in body),
+        "cut at 80": sum(line.endswith('..."') or '..." ' in line for line in body),
+        "clickable": sum(line.endswith(" clickable") or " clickable " in line for line in body),
+        "focusable": sum(line.endswith(" focusable") for line in body),
+    }
+
+
+def compare(before: Path, after: Path) -> str:
+    """How the saved outputs of two runs differ, per contender folder present in both."""
+    out = ["| output | pages | " + " | ".join(_line_stats("").keys()) + " |"]
+    out.append("|---|---:|" + "---:|" * len(_line_stats("")))
+    for folder in sorted(p.name for p in after.iterdir() if p.is_dir()):
+        for label, root in (("before", before), ("after", after)):
+            files = sorted((root / folder).glob("*.txt")) if (root / folder).is_dir() else []
+            if not files:
+                continue
+            totals: dict[str, int] = {}
+            for path in files:
+                for key, value in _line_stats(path.read_text()).items():
+                    totals[key] = totals.get(key, 0) + value
+            out.append(
+                f"| {folder} {label} | {len(files)} | "
+                + " | ".join(f"{v:,}" for v in totals.values())
+                + " |"
+            )
+    return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -224,8 +285,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int)
     parser.add_argument("--limit", type=int, help="first N pages only")
     parser.add_argument("--save", type=Path, help="write every output under this folder")
+    parser.add_argument("--clickable", action="store_true", help="add the prototype contenders")
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
     args = parser.parse_args(argv)
-    print(run(args.quick, args.rounds, args.limit, args.save))
+    if args.compare:
+        print(compare(*args.compare))
+        return
+    print(run(args.quick, args.rounds, args.limit, args.save, args.clickable))
 
 
 if __name__ == "__main__":
