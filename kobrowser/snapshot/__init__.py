@@ -3,16 +3,21 @@
 The pure part (no browser, no I/O) lives here: decoding structs for
 ``Accessibility.getFullAXTree`` (``_ax``), the role table (``_roles``), tree
 building with frame merging (``_tree``, with the printed ``Node`` in ``_node``,
-text runs in ``_runs``, label text in ``_labels`` and states in ``_states``),
-the modes (``_filter``), numbering and text (``_format``) and a parser for the
-text (``_parse``).
+text runs in ``_runs``, label text in ``_labels``, states in ``_states`` and
+clickable/focusable elements in ``_promote``), the modes (``_filter``),
+numbering and text (``_format``) and a parser for the text (``_parse``).
 
 Pipeline::
 
     tree = decode_ax_tree(raw_result)                  # per frame
-    roots = build_tree(FrameAX(frame_id, tree.nodes, children={...}))
+    top = FrameAX(frame_id, tree.nodes, children={...}, clickable={...})
+    roots = build_tree(top)
     roots = filter_tree(roots, interactive=..., compact=..., depth=...)
-    text, nodes = format_snapshot(roots, title=title)  # nodes[i] has id i + 1
+    text, nodes = format_snapshot(roots, title=title, text_limit=80)
+    # nodes[i] has id i + 1; parse_snapshot(text, text_limit=80) reads it back
+
+``clickable`` is a frame's clickable map (``kobrowser._clickable``); without
+it only focusable elements are marked.
 """
 
 from __future__ import annotations
