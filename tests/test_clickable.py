@@ -166,3 +166,24 @@ async def test_cross_origin_frame_has_its_own_sessions_map(
     assert top_found.get(top_span) == top_span
     # The page's session does not render the out-of-process frame's document.
     assert len(found) < 10
+
+
+async def test_shadow_trees_open_and_closed(server: PageServer, open_tab: OpenTab) -> None:
+    url = server.set_page(
+        "/clickable-shadow.html",
+        "<!doctype html><title>Shadow</title><div id=open></div><div id=closed></div><script>"
+        "for (const [id, mode] of [['open', 'open'], ['closed', 'closed']]) {"
+        "  const root = document.getElementById(id).attachShadow({mode});"
+        "  root.innerHTML = `<span class=s style='cursor:pointer'>${id} tag</span>`;"
+        "  if (mode === 'open') window.openSpan = root.querySelector('.s');"
+        "  else window.closedSpan = root.querySelector('.s');"
+        "}</script>",
+    )
+    async with open_tab(url) as tab:
+        found = await clickable_nodes(tab.cdp, timeout=30)
+        opened = await backend_id(tab.cdp, "window.openSpan")
+        closed = await backend_id(tab.cdp, "window.closedSpan")
+        closed_text = await backend_id(tab.cdp, "window.closedSpan.firstChild")
+    assert found.get(opened) == opened
+    assert found.get(closed) == closed
+    assert found.get(closed_text) == closed
