@@ -75,16 +75,6 @@ def feed_page(rows: int = FEED_ROWS) -> str:
     )
 
 
-async def _median(call: Callable[[], Awaitable[Any]], rounds: int) -> tuple[float, Any]:
-    times, result = [], None
-    for _ in range(rounds):
-        await asyncio.sleep(0.1)
-        start = time.perf_counter()
-        result = await call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
-
-
 async def probe_tab(tab: Any, rounds: int) -> dict[str, Any]:
     from kobrowser._clickable import PARAMS, clickable_from_snapshot
 
@@ -122,17 +112,29 @@ async def probe_tab(tab: Any, rounds: int) -> dict[str, Any]:
         await session.send("Runtime.releaseObjectGroup", {"objectGroup": "probe"}, timeout=30)
         return len(answers)
 
-    result: dict[str, Any] = {}
-    result["ax"], raw_ax = await _median(ax, rounds)
-    result["ax_bytes"] = len(raw_ax)
-    result["capture"], (python, found) = await _median(capture, rounds)
-    result["capture_python"] = python
+    variants: dict[str, Callable[[], Awaitable[Any]]] = {
+        "ax": ax,
+        "capture": capture,
+        "capture_rects": capture_rects,
+        "script": script,
+    }
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    last: dict[str, Any] = {}
+    for _ in range(rounds):  # round-robin: the load drifts
+        for name, call in variants.items():
+            await asyncio.sleep(0.1)
+            start = time.perf_counter()
+            last[name] = await call()
+            times[name].append(time.perf_counter() - start)
+    result: dict[str, Any] = {name: statistics.median(t) for name, t in times.items()}
+    result.update({f"{name}_min": min(t) for name, t in times.items()})
+    result["ax_bytes"] = len(last["ax"])
+    result["capture_python"], found = last["capture"]
     result["capture_bytes"] = len(
         await session.send_raw("DOMSnapshot.captureSnapshot", PARAMS, timeout=120)
     )
     result["clickable"] = sum(1 for key, owner in found.items() if key == owner)
-    result["capture_rects"], _ = await _median(capture_rects, rounds)
-    result["script"], result["script_found"] = await _median(script, rounds)
+    result["script_found"] = last["script"]
     # DOMDebugger.getEventListeners: per element, on a sample.
     count = await tab.evaluate("document.getElementsByTagName('*').length")
     result["elements"] = count
@@ -165,6 +167,8 @@ async def run_probe(rounds: int, corpus: int) -> str:
     lines = [
         f"Load average at the start {' '.join(f'{x:.2f}' for x in os.getloadavg())}.",
         "",
+        "Median (min) of the rounds, run round-robin.",
+        "",
         "| page | elements | getFullAXTree | captureSnapshot (cursor) | + Python | "
         "+ DOMRects | script + describeNode | getEventListeners per element (all) | "
         "clickable found |",
@@ -174,10 +178,14 @@ async def run_probe(rounds: int, corpus: int) -> str:
     def row(name: str, r: dict[str, Any]) -> str:
         return (
             f"| {name} | {r['elements']:,} "
-            f"| {r['ax'] * 1000:.0f} ms ({r['ax_bytes'] / 1e6:.1f} MB) "
-            f"| {r['capture'] * 1000:.0f} ms ({r['capture_bytes'] / 1e6:.1f} MB) "
-            f"| {r['capture_python'] * 1000:.1f} ms | {r['capture_rects'] * 1000:.0f} ms "
-            f"| {r['script'] * 1000:.0f} ms ({r['script_found']} found) "
+            f"| {r['ax'] * 1000:.0f} ({r['ax_min'] * 1000:.0f}) ms, "
+            f"{r['ax_bytes'] / 1e6:.1f} MB "
+            f"| {r['capture'] * 1000:.0f} ({r['capture_min'] * 1000:.0f}) ms, "
+            f"{r['capture_bytes'] / 1e6:.1f} MB "
+            f"| {r['capture_python'] * 1000:.1f} ms "
+            f"| {r['capture_rects'] * 1000:.0f} ({r['capture_rects_min'] * 1000:.0f}) ms "
+            f"| {r['script'] * 1000:.0f} ({r['script_min'] * 1000:.0f}) ms, "
+            f"{r['script_found']} found "
             f"| {r['listeners_per_element'] * 1e6:.0f} us "
             f"({r['listeners_per_element'] * r['elements']:.1f} s) | {r['clickable']:,} |"
         )
