@@ -333,7 +333,7 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
                 continue
             only_candidate = True
             role = role or "generic"
-        elif kind < INTERACTIVE and owner >= 0:
+        elif kind < INTERACTIVE and owner >= 0 and role != "label":
             if self_click:
                 promote = CLICKABLE_BIT
             if flags & FOCUSABLE:

@@ -121,12 +121,14 @@ def test_nothing_inside_an_interactive_element_or_a_label_is_marked() -> None:
         el("button", "Go", el("generic", None, text("Go"), focusable=True)),
         el("LabelText", None, text("Agree"), backend=62),
         el("checkbox", "Agree"),
+        el("LabelText", "Menu", backend=63, focusable=True),  # named: printed, not marked
     )
-    top.clickable = {60: 60, 61: 61, 62: 62}
+    top.clickable = {60: 60, 61: 61, 62: 62, 63: 63}
     assert lines(top) == [
         '1: link "Home"',
         '2: button "Go"',
         '3: checkbox "Agree"',  # (the label's text is carried by its checkbox)
+        '4: label "Menu"',
     ]
 
 
