@@ -61,6 +61,7 @@ def launch(
     timeout: float = 30.0,
     no_sandbox: bool | None = None,
     download_dir: str | os.PathLike[str] | None = None,
+    transport: str | None = None,
 ) -> Browser:
     """Start a local Chrome/Chromium with a fresh temporary profile.
 
@@ -78,6 +79,10 @@ def launch(
         no_sandbox: pass ``--no-sandbox``; default: only when running as root.
         download_dir: where downloads are saved (created if missing);
             default: a temporary directory removed when the browser closes.
+        transport: ``"pipe"`` (default: CBOR over Chrome's DevTools pipe when
+            the native codec is built, else JSON), ``"pipe-cbor"``,
+            ``"pipe-json"`` or ``"websocket"``; default: the
+            ``KOBROWSER_TRANSPORT`` environment variable, else ``"pipe"``.
 
     On exit (also when the block raises or is cancelled) Chrome is closed
     gracefully, then terminated, then killed, and its profile is removed.
@@ -86,7 +91,9 @@ def launch(
         LaunchError: no browser found, or it failed to start.
     """
     executable = find_chrome(executable_path)
-    process = ChromeProcess(executable, headless=headless, args=args, no_sandbox=no_sandbox)
+    process = ChromeProcess(
+        executable, headless=headless, args=args, no_sandbox=no_sandbox, transport=transport
+    )
     return Browser(process=process, timeout=timeout, download_dir=download_dir)
 
 
@@ -159,12 +166,12 @@ class Browser(CurrentTabMixin, TargetTracking):
             self._task_group = task_group
             if self._process is not None:
                 stack.push_async_callback(self._process.aclose)
-                ws_url = await self._process.start(timeout=self.timeout)
+                transport = await self._process.open(timeout=self.timeout)
                 task_group.start_soon(self._process.drain_stderr)
             else:
                 assert self._endpoint is not None
                 ws_url = await resolve_endpoint(self._endpoint, timeout=self.timeout)
-            transport = await open_transport(ws_url, timeout=self.timeout)
+                transport = await open_transport(ws_url, timeout=self.timeout)
             self._connection = Connection(transport, timeout=self.timeout)
             await stack.enter_async_context(self._connection)
             root = self._connection.root

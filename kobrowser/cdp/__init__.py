@@ -3,16 +3,23 @@
 Nothing here knows about snapshots or elements; it is usable on its own::
 
     from kobrowser.cdp import Connection, open_transport
+
+A launched Chrome is reached over a pipe (CBOR with the native codec, else
+JSON), a connected one over its WebSocket; ``Connection.transport_kind`` says
+which (``"pipe-cbor"``, ``"pipe-json"`` or ``"websocket"``).
 """
 
 from __future__ import annotations
 
 from ._connection import BatchCall, Connection, Decode
-from ._launcher import ChromeProcess, find_chrome, resolve_endpoint
+from ._launcher import TRANSPORTS, ChromeProcess, choose_transport, find_chrome, resolve_endpoint
+from ._pipe import PipeTransport, cbor_codec
+from ._profiles import sweep_stale_profiles
 from ._session import CDPEvent, CDPSession, EventStream
 from ._transport import AiohttpTransport, Transport, WsprotoTransport, open_transport
 
 __all__ = [
+    "TRANSPORTS",
     "AiohttpTransport",
     "BatchCall",
     "CDPEvent",
@@ -21,9 +28,13 @@ __all__ = [
     "Connection",
     "Decode",
     "EventStream",
+    "PipeTransport",
     "Transport",
     "WsprotoTransport",
+    "cbor_codec",
+    "choose_transport",
     "find_chrome",
     "open_transport",
     "resolve_endpoint",
+    "sweep_stale_profiles",
 ]

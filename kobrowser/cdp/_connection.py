@@ -181,6 +181,10 @@ class Connection:
         self._sessions[None] = self.root
         self._close_listeners: list[Any] = []
         self._loop: asyncio.AbstractEventLoop | None = None
+        # A pipe in CBOR mode frames and encodes calls itself.
+        self._encode_call: Callable[[int, str, dict[str, Any] | None, str | None], bytes] = getattr(
+            transport, "encode_call", encode_call
+        )
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -221,6 +225,12 @@ class Connection:
         return self._closed is not None
 
     @property
+    def transport_kind(self) -> str:
+        """How this connection reaches Chrome: "websocket", "pipe-json" or "pipe-cbor"."""
+        kind: str = getattr(self._transport, "kind", "websocket")
+        return kind
+
+    @property
     def pending_count(self) -> int:
         """How many calls are waiting for an answer (for diagnostics and tests)."""
         return len(self._pending)
@@ -254,7 +264,7 @@ class Connection:
         if session._closed is not None:
             raise TargetClosedError(f"{method}: {session._closed}")
         call_id = next(self._ids)
-        data = encode_call(call_id, method, params, session.id)
+        data = self._encode_call(call_id, method, params, session.id)
         deadline = self.timeout if timeout is None else timeout
         loop = self._loop
         if loop is not None:
@@ -351,7 +361,9 @@ class Connection:
                     batch.left += 1
                     pending[call_id] = call
                     ids.append(call_id)
-                    await self._transport.send(encode_call(call_id, method, params, session.id))
+                    await self._transport.send(
+                        self._encode_call(call_id, method, params, session.id)
+                    )
                 batch.left -= 1  # the sending guard (see above)
                 if batch.left:
                     if batch.future is not None:

@@ -5,29 +5,44 @@ Chrome is looked up in this order: an explicit ``executable_path``, the
 ``chromium``, ``chromium-browser``, ``google-chrome``, ``google-chrome-stable``
 and ``chrome`` on ``PATH``, then common install locations. Nothing is ever
 downloaded.
+
+A launched Chrome talks over a pipe by default (``--remote-debugging-pipe``,
+CBOR when the native codec is built, else JSON; see :mod:`._pipe`), which
+also ties its life to ours: when this process dies, even by SIGKILL, Chrome
+reads EOF and quits. ``transport="websocket"`` (or ``KOBROWSER_TRANSPORT``)
+picks the DevTools WebSocket on a free port instead.
 """
 
 from __future__ import annotations
 
+import atexit
 import collections
 import contextlib
+import logging
 import os
 import re
 import shutil
 import signal
 import subprocess
 import sys
-import tempfile
+import weakref
 from collections.abc import Sequence
-from pathlib import Path
 
 import anyio
 import anyio.abc
 
 from .._exceptions import ConnectionClosedError, LaunchError
-from ._transport import http_get_json
+from ._pipe import PipeTransport, cbor_codec
+from ._profiles import make_profile_dir, remove_tree, sweep_stale_profiles
+from ._transport import Transport, http_get_json, open_transport
 
-__all__ = ["ChromeProcess", "find_chrome", "resolve_endpoint"]
+__all__ = ["TRANSPORTS", "ChromeProcess", "choose_transport", "find_chrome", "resolve_endpoint"]
+
+_log = logging.getLogger("kobrowser.cdp")
+
+TRANSPORTS = ("pipe", "pipe-cbor", "pipe-json", "websocket")
+"""What ``launch(transport=...)`` and ``KOBROWSER_TRANSPORT`` accept; ``pipe``
+is CBOR when the native codec is built, else JSON."""
 
 CHROME_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 COMMON_PATHS = (
@@ -46,8 +61,9 @@ INSTALL_HINT = (
 )
 
 # Flags for a quiet, deterministic browser on a closed network.
+_PORT_FLAG = "--remote-debugging-port=0"
 DEFAULT_FLAGS = (
-    "--remote-debugging-port=0",
+    _PORT_FLAG,
     "--no-first-run",
     "--no-default-browser-check",
     "--disable-background-networking",
@@ -68,6 +84,55 @@ DEFAULT_FLAGS = (
 )
 
 _DEVTOOLS_LINE = re.compile(r"DevTools listening on (ws://\S+)")
+
+# Chrome reads the pipe on its fd 3 and writes on its fd 4: the shell moves
+# our pipe ends from its stdin/stdout there, then execs Chrome (same pid).
+_PIPE_SHIM = 'exec "$@" 3<&0 4>&1 0</dev/null 1>/dev/null'
+_PROBE_ID = 2**31 - 1  # the start-up call's id; the connection counts from 1
+_fallback_logged = False
+
+
+def choose_transport(requested: str | None = None) -> str:
+    """The transport a launch uses: ``"pipe-cbor"``, ``"pipe-json"`` or ``"websocket"``.
+
+    ``requested`` (else ``KOBROWSER_TRANSPORT``, else ``"pipe"``) is one of
+    :data:`TRANSPORTS`. ``"pipe"`` means CBOR when the native codec is
+    importable, else the JSON pipe (said once, at debug level).
+
+    Raises:
+        LaunchError: an unknown name, or ``"pipe-cbor"`` without the codec.
+    """
+    global _fallback_logged
+    value = requested or os.environ.get("KOBROWSER_TRANSPORT") or "pipe"
+    if value not in TRANSPORTS:
+        raise LaunchError(f"unknown transport {value!r}: use one of {', '.join(TRANSPORTS)}")
+    if value == "websocket":
+        return value
+    if sys.platform == "win32":
+        if value == "pipe":
+            return "websocket"
+        raise LaunchError(f"transport {value!r} is not available on Windows")
+    if cbor_codec() is not None:
+        return "pipe-cbor" if value == "pipe" else value
+    if value == "pipe-cbor":
+        raise LaunchError(
+            "transport 'pipe-cbor' needs the native codec kobrowser.cdp._cbor, which is not "
+            "built (reinstall with a C compiler), or use transport='pipe-json'"
+        )
+    if value == "pipe" and not _fallback_logged:
+        _fallback_logged = True
+        _log.debug("kobrowser.cdp._cbor is not built: launch() uses the JSON pipe")
+    return "pipe-json"
+
+
+_live: weakref.WeakSet[ChromeProcess] = weakref.WeakSet()
+
+
+@atexit.register
+def _kill_leftovers() -> None:
+    """At interpreter exit, kill every Chrome not closed and remove its profile."""
+    for chrome in list(_live):
+        chrome._kill_now()
 
 
 def find_chrome(executable_path: str | os.PathLike[str] | None = None) -> str:
@@ -125,8 +190,21 @@ def _running_as_root() -> bool:
 class ChromeProcess:
     """A Chrome process with a temporary profile, owned by a Browser.
 
-    Call :meth:`start`, keep :meth:`drain_stderr` running in a task, and
-    always :meth:`aclose` (which is shielded from cancellation).
+    Call :meth:`open` (Chrome on the chosen transport, returned ready) or
+    :meth:`start` (Chrome on a DevTools WebSocket, its URL returned), keep
+    :meth:`drain_stderr` running in a task, and always :meth:`aclose` (which
+    is shielded from cancellation).
+
+    Args:
+        executable: the Chrome/Chromium to run.
+        headless: run without a window.
+        args: extra command-line flags.
+        no_sandbox: pass ``--no-sandbox``; default: only when running as root.
+        transport: for :meth:`open`: one of :data:`TRANSPORTS`; default:
+            ``KOBROWSER_TRANSPORT``, else ``"pipe"`` (see :func:`choose_transport`).
+
+    Raises:
+        LaunchError: an unknown transport, or ``"pipe-cbor"`` without the codec.
     """
 
     def __init__(
@@ -136,11 +214,14 @@ class ChromeProcess:
         headless: bool = True,
         args: Sequence[str] = (),
         no_sandbox: bool | None = None,
+        transport: str | None = None,
     ) -> None:
         self.executable = executable
         self.headless = headless
         self.args = tuple(args)
         self.no_sandbox = _running_as_root() if no_sandbox is None else no_sandbox
+        self.transport_kind = choose_transport(transport)
+        """``"pipe-cbor"``, ``"pipe-json"`` or ``"websocket"``."""
         self.profile_dir: str | None = None
         self.process: anyio.abc.Process | None = None
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=40)
@@ -155,7 +236,14 @@ class ChromeProcess:
     def command(self) -> list[str]:
         """The full command line used to start Chrome."""
         assert self.profile_dir is not None
-        cmd = [self.executable, *DEFAULT_FLAGS, f"--user-data-dir={self.profile_dir}"]
+        if self.transport_kind == "websocket":
+            flags: Sequence[str] = DEFAULT_FLAGS
+        else:
+            pipe = "--remote-debugging-pipe" + (
+                "=cbor" if self.transport_kind == "pipe-cbor" else ""
+            )
+            flags = [pipe, *(flag for flag in DEFAULT_FLAGS if flag != _PORT_FLAG)]
+        cmd = [self.executable, *flags, f"--user-data-dir={self.profile_dir}"]
         if self.headless:
             cmd += ["--headless=new", "--hide-scrollbars"]
         if self.no_sandbox:
@@ -169,13 +257,101 @@ class ChromeProcess:
         """The last lines Chrome printed on stderr."""
         return "\n".join(self._stderr_tail)
 
+    async def open(self, *, timeout: float) -> Transport:
+        """Start Chrome on :attr:`transport_kind` and return the open transport.
+
+        On the pipe, Chrome has answered a first call when this returns.
+        Stale profiles of dead processes are swept first
+        (:func:`~kobrowser.cdp._profiles.sweep_stale_profiles`).
+
+        Raises:
+            LaunchError: Chrome could not start, died, or did not answer in time.
+        """
+        await anyio.to_thread.run_sync(sweep_stale_profiles)
+        if self.transport_kind != "websocket":
+            return await self._start_pipe(timeout)
+        ws_url = await self.start(timeout=timeout)
+        try:
+            return await open_transport(ws_url, timeout=timeout)
+        except BaseException:
+            await self.aclose()
+            raise
+
+    async def _start_pipe(self, timeout: float) -> PipeTransport:
+        self.profile_dir = make_profile_dir()
+        _live.add(self)
+        cmd_read, cmd_write = os.pipe()
+        reply_read, reply_write = os.pipe()
+        try:
+            self.process = await anyio.open_process(
+                ["/bin/sh", "-c", _PIPE_SHIM, "sh", *self.command()],
+                stdin=cmd_read,
+                stdout=reply_write,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except BaseException as exc:
+            for fd in (cmd_write, reply_read):
+                os.close(fd)
+            await self.aclose()
+            if isinstance(exc, OSError):
+                raise LaunchError(f"could not start {self.executable}: {exc}") from exc
+            raise
+        finally:
+            os.close(cmd_read)
+            os.close(reply_write)
+        transport = PipeTransport(reply_read, cmd_write, cbor=self.transport_kind == "pipe-cbor")
+        failure: LaunchError | None = None
+        try:
+            async with anyio.create_task_group() as task_group:
+                task_group.start_soon(self.drain_stderr)
+                try:
+                    with anyio.fail_after(timeout):
+                        await self._probe(transport)
+                except ConnectionClosedError:
+                    with anyio.move_on_after(timeout):
+                        await self.process.wait()
+                    code = self.process.returncode
+                    failure = LaunchError(
+                        f"Chrome ({self.executable}) exited with code {code} while starting"
+                        if code is not None
+                        else f"Chrome ({self.executable}) closed its DevTools pipe while starting"
+                    )
+                except TimeoutError:
+                    failure = LaunchError(
+                        f"Chrome ({self.executable}) did not answer on its DevTools pipe "
+                        f"within {timeout:g} s"
+                    )
+                if failure is None or self.process.returncode is None:
+                    task_group.cancel_scope.cancel()
+                else:  # Chrome is gone: read the rest of its stderr, for the error
+                    task_group.cancel_scope.deadline = anyio.current_time() + 2
+        except BaseException:
+            await transport.aclose()
+            await self.aclose()
+            raise
+        if failure is not None:
+            await transport.aclose()
+            await self.aclose()
+            raise LaunchError(str(failure), stderr_tail=self.stderr_tail)
+        return transport
+
+    async def _probe(self, transport: PipeTransport) -> None:
+        """Wait until Chrome answers a first call on the pipe."""
+        await transport.send(transport.encode_call(_PROBE_ID, "Browser.getVersion", None, None))
+        prefix = b'{"id":%d,' % _PROBE_ID
+        while not (await transport.receive()).startswith(prefix):
+            pass
+
     async def start(self, *, timeout: float) -> str:
-        """Start Chrome and return its browser WebSocket URL.
+        """Start Chrome with a DevTools WebSocket and return its browser URL.
 
         Raises:
             LaunchError: Chrome could not start, died, or printed no endpoint in time.
         """
-        self.profile_dir = tempfile.mkdtemp(prefix="kobrowser-profile-")
+        self.transport_kind = "websocket"
+        self.profile_dir = make_profile_dir()
+        _live.add(self)
         try:
             self.process = await anyio.open_process(
                 self.command(),
@@ -236,6 +412,18 @@ class ChromeProcess:
         while await self._read_line() is not None:
             pass
 
+    def _kill_now(self) -> None:
+        """Kill Chrome's process group and remove the profile, synchronously (atexit)."""
+        if self._closed:
+            return
+        self._closed = True
+        process = self.process
+        if process is not None and process.returncode is None and sys.platform != "win32":
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+        if self.profile_dir is not None:
+            remove_tree(self.profile_dir)
+
     async def aclose(self, *, grace: float = 5.0) -> None:
         """Wait for Chrome to exit (after ``Browser.close``), else terminate, else kill.
 
@@ -244,6 +432,7 @@ class ChromeProcess:
         if self._closed:
             return
         self._closed = True
+        _live.discard(self)
         with anyio.CancelScope(shield=True):
             process = self.process
             if process is not None:
@@ -265,11 +454,4 @@ class ChromeProcess:
                         os.killpg(process.pid, signal.SIGKILL)
                 await process.aclose()
             if self.profile_dir is not None:
-                await anyio.to_thread.run_sync(_remove_tree, self.profile_dir)
-
-
-def _remove_tree(path: str) -> None:
-    for _ in range(5):
-        shutil.rmtree(path, ignore_errors=True)
-        if not Path(path).exists():
-            return
+                await anyio.to_thread.run_sync(remove_tree, self.profile_dir)

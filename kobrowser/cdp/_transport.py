@@ -28,7 +28,13 @@ __all__ = ["AiohttpTransport", "Transport", "WsprotoTransport", "http_get_json",
 
 
 class Transport(Protocol):
-    """A message-oriented, bidirectional channel to the browser."""
+    """A message-oriented, bidirectional channel to the browser.
+
+    A transport may also have ``kind`` (a name, see
+    :attr:`Connection.transport_kind`) and ``encode_call(call_id, method,
+    params, session_id) -> bytes`` when its wire format is not plain JSON
+    (the CBOR pipe); :func:`~kobrowser.cdp._wire.encode_call` is the default.
+    """
 
     async def send(self, data: bytes) -> None:
         """Send one whole message (UTF-8 JSON)."""
@@ -58,6 +64,8 @@ async def open_transport(ws_url: str, *, timeout: float) -> Transport:
 
 class AiohttpTransport:
     """aiohttp WebSocket client (asyncio only)."""
+
+    kind = "websocket"
 
     def __init__(self, session: object, ws: object) -> None:
         import aiohttp
@@ -127,6 +135,8 @@ class AiohttpTransport:
 
 class WsprotoTransport:
     """wsproto WebSocket over anyio byte streams (any anyio backend)."""
+
+    kind = "websocket"
 
     def __init__(self, stream: anyio.abc.ByteStream, ws: object) -> None:
         self._stream = stream

@@ -1,0 +1,838 @@
+/*
+ * kobrowser.cdp._cbor: Chrome's DevTools CBOR <-> the JSON kobrowser decodes.
+ *
+ * Chrome started with --remote-debugging-pipe=cbor writes every message as
+ * an "envelope" (tag 24, a byte string with a 4-byte length) holding an
+ * indefinite-length map; nested maps and arrays are enveloped the same way.
+ * Strings are UTF-8 text, or UTF-16LE byte strings when they do not fit in
+ * Latin-1; binary data is tag 22 on a byte string.
+ *
+ *   to_json(buffer) -> bytes
+ *       One whole message (any CBOR data item, enveloped or not) as compact
+ *       JSON, keys in their CBOR order, so the msgspec JSON decoders read it.
+ *       UTF-16 strings become UTF-8, tag 22 binary becomes a base64 string,
+ *       integral doubles print as integers and non-finite ones as null (as
+ *       Chrome's own JSON does). Malformed, truncated or oversized input
+ *       raises CBORError(message, offset, call_id): offset is the byte where
+ *       reading failed, call_id the top-level "id" when it was read before.
+ *
+ *   encode_call(id, method, params, session_id) -> bytes
+ *   encode(value) -> bytes
+ *       Chrome's enveloped CBOR: every map and array enveloped, integers in
+ *       int32 range (larger ones are sent as doubles, as JSON would), text as
+ *       UTF-8, bytes as tag 22 binary. Anything else goes through the
+ *       ``default`` hook set with set_default() (kobrowser sets one that
+ *       turns msgspec objects into builtins).
+ *
+ * The decoder never reads past the buffer, never recurses deeper than
+ * MAX_DEPTH, and checks every length against what is left before using it.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 1000
+
+static PyObject *CBORError;
+static PyObject *default_hook;
+
+/* ------------------------------------------------------------------ */
+/* output buffer: a bytes object grown in place                        */
+
+typedef struct {
+    PyObject *bytes; /* the result being written */
+    char *data;      /* PyBytes_AS_STRING(bytes) */
+    Py_ssize_t len;
+    Py_ssize_t cap;
+} Out;
+
+static int out_init(Out *o, Py_ssize_t cap) {
+    if (cap < 64) cap = 64;
+    o->bytes = PyBytes_FromStringAndSize(NULL, cap);
+    if (o->bytes == NULL) return -1;
+    o->data = PyBytes_AS_STRING(o->bytes);
+    o->len = 0;
+    o->cap = cap;
+    return 0;
+}
+
+static int out_grow(Out *o, Py_ssize_t need) {
+    Py_ssize_t cap = o->cap;
+    while (cap - o->len < need) {
+        if (cap > PY_SSIZE_T_MAX / 2) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        cap *= 2;
+    }
+    if (_PyBytes_Resize(&o->bytes, cap) < 0) return -1;
+    o->data = PyBytes_AS_STRING(o->bytes);
+    o->cap = cap;
+    return 0;
+}
+
+#define RESERVE(o, n) \
+    do { if ((o)->cap - (o)->len < (Py_ssize_t)(n) && out_grow((o), (n)) < 0) return -1; } while (0)
+
+static PyObject *out_finish(Out *o) {
+    if (_PyBytes_Resize(&o->bytes, o->len) < 0) return NULL;
+    return o->bytes;
+}
+
+static void out_drop(Out *o) { Py_CLEAR(o->bytes); }
+
+/* ------------------------------------------------------------------ */
+/* decoder state                                                       */
+
+typedef struct {
+    const uint8_t *buf;
+    Py_ssize_t size;
+    Py_ssize_t pos;
+    Out out;
+    int depth;
+    int have_id;
+    long long call_id;
+} Dec;
+
+static int fail(Dec *d, Py_ssize_t offset, const char *fmt, ...) {
+    char text[200];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof text, fmt, args);
+    va_end(args);
+    PyObject *id = d->have_id ? PyLong_FromLongLong(d->call_id) : Py_NewRef(Py_None);
+    if (id == NULL) return -1;
+    PyObject *exc = PyObject_CallFunction(CBORError, "snN", text, offset, id);
+    if (exc != NULL) {
+        PyErr_SetObject(CBORError, exc);
+        Py_DECREF(exc);
+    }
+    return -1;
+}
+
+#define TRUNCATED(d, at) fail((d), (at), "truncated CBOR: the message ends inside the item at byte offset %zd", (Py_ssize_t)(at))
+
+/* Read an item head: major type and argument. Returns -1 on error, 1 when
+ * the item is of indefinite length (additional info 31), else 0. */
+static int read_head(Dec *d, int *major, uint64_t *arg) {
+    Py_ssize_t start = d->pos;
+    if (d->pos >= d->size) return TRUNCATED(d, start);
+    uint8_t b = d->buf[d->pos++];
+    *major = b >> 5;
+    uint8_t info = b & 0x1f;
+    if (info < 24) {
+        *arg = info;
+        return 0;
+    }
+    if (info == 31) {
+        *arg = 0;
+        return 1;
+    }
+    if (info > 27) return fail(d, start, "malformed CBOR: reserved additional information %d at byte offset %zd", info, start);
+    Py_ssize_t n = (Py_ssize_t)1 << (info - 24);
+    if (d->size - d->pos < n) return TRUNCATED(d, start);
+    uint64_t v = 0;
+    for (Py_ssize_t i = 0; i < n; i++) v = (v << 8) | d->buf[d->pos + i];
+    d->pos += n;
+    *arg = v;
+    return 0;
+}
+
+/* A length argument as a byte count that fits in what is left. */
+static int take_length(Dec *d, Py_ssize_t head, uint64_t arg, Py_ssize_t *len) {
+    if (arg > (uint64_t)(d->size - d->pos)) {
+        if (arg > (uint64_t)PY_SSIZE_T_MAX / 2)
+            return fail(d, head, "oversized CBOR: a length of %llu bytes at byte offset %zd", (unsigned long long)arg, head);
+        return fail(d, head, "truncated CBOR: the item at byte offset %zd declares %llu bytes, %zd are left",
+                    head, (unsigned long long)arg, d->size - d->pos);
+    }
+    *len = (Py_ssize_t)arg;
+    return 0;
+}
+
+/* --- JSON writers ------------------------------------------------- */
+
+static const char HEX[] = "0123456789abcdef";
+
+/* 1 for bytes that cannot be copied as they are into a JSON string. */
+static uint8_t NEEDS_CARE[256];
+
+static void init_tables(void) {
+    for (int i = 0; i < 256; i++) NEEDS_CARE[i] = (i < 0x20 || i == '"' || i == '\\' || i >= 0x80);
+}
+
+static inline void put_escape(Out *o, uint32_t c) {
+    char *p = o->data + o->len;
+    switch (c) {
+    case '"': p[0] = '\\'; p[1] = '"'; o->len += 2; return;
+    case '\\': p[0] = '\\'; p[1] = '\\'; o->len += 2; return;
+    case '\n': p[0] = '\\'; p[1] = 'n'; o->len += 2; return;
+    case '\r': p[0] = '\\'; p[1] = 'r'; o->len += 2; return;
+    case '\t': p[0] = '\\'; p[1] = 't'; o->len += 2; return;
+    default:
+        p[0] = '\\'; p[1] = 'u'; p[2] = '0'; p[3] = '0';
+        p[4] = HEX[(c >> 4) & 0xf]; p[5] = HEX[c & 0xf];
+        o->len += 6;
+    }
+}
+
+/* Length of a valid UTF-8 sequence starting at s (at most n bytes), or 0. */
+static inline int utf8_seq(const uint8_t *s, Py_ssize_t n) {
+    uint8_t c = s[0];
+    if (c < 0xc2) return 0;
+    if (c < 0xe0) return (n >= 2 && (s[1] & 0xc0) == 0x80) ? 2 : 0;
+    if (c < 0xf0) {
+        if (n < 3 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80) return 0;
+        if (c == 0xe0 && s[1] < 0xa0) return 0;  /* overlong */
+        if (c == 0xed && s[1] >= 0xa0) return 0; /* surrogate */
+        return 3;
+    }
+    if (c < 0xf5) {
+        if (n < 4 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80) return 0;
+        if (c == 0xf0 && s[1] < 0x90) return 0; /* overlong */
+        if (c == 0xf4 && s[1] >= 0x90) return 0; /* > U+10FFFF */
+        return 4;
+    }
+    return 0;
+}
+
+/* A UTF-8 text string as a JSON string (validated). */
+static int put_text(Dec *d, Py_ssize_t at, const uint8_t *s, Py_ssize_t n) {
+    Out *o = &d->out;
+    RESERVE(o, 6 * n + 2);
+    char *p = o->data + o->len;
+    *p++ = '"';
+    Py_ssize_t i = 0;
+    while (i < n) {
+        /* copy 8 plain ASCII bytes at a time */
+        while (n - i >= 8) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            uint64_t high = w & 0x8080808080808080ULL;
+            uint64_t ctl = (w - 0x2020202020202020ULL) & ~w & 0x8080808080808080ULL;
+            uint64_t q = w ^ 0x2222222222222222ULL;
+            uint64_t quote = (q - 0x0101010101010101ULL) & ~q & 0x8080808080808080ULL;
+            uint64_t b = w ^ 0x5c5c5c5c5c5c5c5cULL;
+            uint64_t bslash = (b - 0x0101010101010101ULL) & ~b & 0x8080808080808080ULL;
+            if (high | ctl | quote | bslash) break;
+            memcpy(p, s + i, 8);
+            p += 8;
+            i += 8;
+        }
+        if (i >= n) break;
+        uint8_t c = s[i];
+        if (!NEEDS_CARE[c]) {
+            *p++ = (char)c;
+            i++;
+        } else if (c < 0x80) {
+            o->len = p - o->data;
+            put_escape(o, c);
+            p = o->data + o->len;
+            i++;
+        } else {
+            int k = utf8_seq(s + i, n - i);
+            if (k == 0)
+                return fail(d, at, "malformed CBOR: invalid UTF-8 in the text string at byte offset %zd", at);
+            memcpy(p, s + i, k);
+            p += k;
+            i += k;
+        }
+    }
+    *p++ = '"';
+    o->len = p - o->data;
+    return 0;
+}
+
+/* A UTF-16LE byte string as a JSON string (UTF-8); lone surrogates become U+FFFD. */
+static int put_utf16(Dec *d, Py_ssize_t at, const uint8_t *s, Py_ssize_t n) {
+    if (n & 1) return fail(d, at, "malformed CBOR: a UTF-16 string of odd length %zd at byte offset %zd", n, at);
+    Out *o = &d->out;
+    Py_ssize_t units = n / 2;
+    RESERVE(o, 6 * units + 2);
+    char *p = o->data + o->len;
+    *p++ = '"';
+    for (Py_ssize_t i = 0; i < units; i++) {
+        uint32_t c = (uint32_t)s[2 * i] | ((uint32_t)s[2 * i + 1] << 8);
+        if (c < 0x80) {
+            if (NEEDS_CARE[c]) {
+                o->len = p - o->data;
+                put_escape(o, c);
+                p = o->data + o->len;
+            } else {
+                *p++ = (char)c;
+            }
+            continue;
+        }
+        if (c >= 0xd800 && c <= 0xdfff) {
+            uint32_t lo = 0;
+            if (c <= 0xdbff && i + 1 < units) lo = (uint32_t)s[2 * i + 2] | ((uint32_t)s[2 * i + 3] << 8);
+            if (lo >= 0xdc00 && lo <= 0xdfff) {
+                c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+                i++;
+            } else {
+                c = 0xfffd;
+            }
+        }
+        if (c < 0x800) {
+            *p++ = (char)(0xc0 | (c >> 6));
+            *p++ = (char)(0x80 | (c & 0x3f));
+        } else if (c < 0x10000) {
+            *p++ = (char)(0xe0 | (c >> 12));
+            *p++ = (char)(0x80 | ((c >> 6) & 0x3f));
+            *p++ = (char)(0x80 | (c & 0x3f));
+        } else {
+            *p++ = (char)(0xf0 | (c >> 18));
+            *p++ = (char)(0x80 | ((c >> 12) & 0x3f));
+            *p++ = (char)(0x80 | ((c >> 6) & 0x3f));
+            *p++ = (char)(0x80 | (c & 0x3f));
+        }
+    }
+    *p++ = '"';
+    o->len = p - o->data;
+    return 0;
+}
+
+static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static int put_base64(Out *o, const uint8_t *s, Py_ssize_t n) {
+    RESERVE(o, (n + 2) / 3 * 4 + 2);
+    char *p = o->data + o->len;
+    *p++ = '"';
+    Py_ssize_t i = 0;
+    for (; n - i >= 3; i += 3) {
+        uint32_t v = ((uint32_t)s[i] << 16) | ((uint32_t)s[i + 1] << 8) | s[i + 2];
+        *p++ = B64[v >> 18];
+        *p++ = B64[(v >> 12) & 63];
+        *p++ = B64[(v >> 6) & 63];
+        *p++ = B64[v & 63];
+    }
+    if (n - i == 1) {
+        uint32_t v = (uint32_t)s[i] << 16;
+        *p++ = B64[v >> 18];
+        *p++ = B64[(v >> 12) & 63];
+        *p++ = '=';
+        *p++ = '=';
+    } else if (n - i == 2) {
+        uint32_t v = ((uint32_t)s[i] << 16) | ((uint32_t)s[i + 1] << 8);
+        *p++ = B64[v >> 18];
+        *p++ = B64[(v >> 12) & 63];
+        *p++ = B64[(v >> 6) & 63];
+        *p++ = '=';
+    }
+    *p++ = '"';
+    o->len = p - o->data;
+    return 0;
+}
+
+static int put_uint(Out *o, uint64_t v, int negative) {
+    char tmp[24];
+    int k = 0;
+    do {
+        tmp[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    RESERVE(o, k + 1);
+    char *p = o->data + o->len;
+    if (negative) *p++ = '-';
+    while (k) *p++ = tmp[--k];
+    o->len = p - o->data;
+    return 0;
+}
+
+static int put_raw(Out *o, const char *s, Py_ssize_t n) {
+    RESERVE(o, n);
+    memcpy(o->data + o->len, s, n);
+    o->len += n;
+    return 0;
+}
+
+static int put_double(Out *o, double v) {
+    if (!isfinite(v)) return put_raw(o, "null", 4);
+    if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+        if (v == 0) return signbit(v) ? put_raw(o, "-0", 2) : put_raw(o, "0", 1);
+        return put_uint(o, (uint64_t)fabs(v), v < 0);
+    }
+    char tmp[40];
+    int k = 0;
+    for (int prec = 15; prec <= 17; prec++) {
+        k = snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+        if (prec == 17 || strtod(tmp, NULL) == v) break;
+    }
+    return put_raw(o, tmp, k);
+}
+
+static double half_to_double(uint16_t h) {
+    int exp = (h >> 10) & 0x1f;
+    int mant = h & 0x3ff;
+    double val;
+    if (exp == 0) val = ldexp(mant, -24);
+    else if (exp != 31) val = ldexp(mant + 1024, exp - 25);
+    else val = mant == 0 ? INFINITY : NAN;
+    return (h & 0x8000) ? -val : val;
+}
+
+/* --- the transcoder ----------------------------------------------- */
+
+static int item(Dec *d);
+
+/* A map key: a text string or a UTF-16 byte string. */
+static int key(Dec *d, const uint8_t **text, Py_ssize_t *text_len) {
+    Py_ssize_t head = d->pos;
+    int major;
+    uint64_t arg;
+    int r = read_head(d, &major, &arg);
+    if (r < 0) return -1;
+    if (r == 1 || (major != 3 && major != 2))
+        return fail(d, head, "malformed CBOR: a map key at byte offset %zd is not a string", head);
+    Py_ssize_t len;
+    if (take_length(d, head, arg, &len) < 0) return -1;
+    const uint8_t *s = d->buf + d->pos;
+    d->pos += len;
+    *text = major == 3 ? s : NULL;
+    *text_len = len;
+    return major == 3 ? put_text(d, head, s, len) : put_utf16(d, head, s, len);
+}
+
+static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64_t count) {
+    Out *o = &d->out;
+    if (++d->depth > MAX_DEPTH) return fail(d, head, "malformed CBOR: nested deeper than %d at byte offset %zd", MAX_DEPTH, head);
+    RESERVE(o, 1);
+    o->data[o->len++] = is_map ? '{' : '[';
+    if (!indefinite && count > (uint64_t)(d->size - d->pos))
+        return fail(d, head, "truncated CBOR: the %s at byte offset %zd declares %llu items, %zd bytes are left",
+                    is_map ? "map" : "array", head, (unsigned long long)count, d->size - d->pos);
+    int top = is_map && d->depth == 1;
+    for (uint64_t n = 0;; n++) {
+        if (indefinite) {
+            if (d->pos >= d->size) return TRUNCATED(d, head);
+            if (d->buf[d->pos] == 0xff) {
+                d->pos++;
+                break;
+            }
+        } else if (n == count) {
+            break;
+        }
+        if (n) {
+            RESERVE(o, 1);
+            o->data[o->len++] = ',';
+        }
+        if (is_map) {
+            const uint8_t *name = NULL;
+            Py_ssize_t name_len = 0;
+            if (key(d, &name, &name_len) < 0) return -1;
+            RESERVE(o, 1);
+            o->data[o->len++] = ':';
+            if (top && name != NULL && name_len == 2 && name[0] == 'i' && name[1] == 'd' && d->pos < d->size) {
+                /* remember the call id, to fail that call if the rest is bad */
+                uint8_t b = d->buf[d->pos];
+                Py_ssize_t save = d->pos;
+                int major;
+                uint64_t arg;
+                if ((b >> 5) <= 1 && read_head(d, &major, &arg) == 0 && arg <= 0x7fffffffULL) {
+                    d->have_id = 1;
+                    d->call_id = major == 0 ? (long long)arg : -1 - (long long)arg;
+                } else {
+                    PyErr_Clear();
+                }
+                d->pos = save;
+            }
+        }
+        if (item(d) < 0) return -1;
+    }
+    RESERVE(o, 1);
+    o->data[o->len++] = is_map ? '}' : ']';
+    d->depth--;
+    return 0;
+}
+
+static int item(Dec *d) {
+    Out *o = &d->out;
+    Py_ssize_t head = d->pos;
+    int major;
+    uint64_t arg;
+    int indefinite = read_head(d, &major, &arg);
+    if (indefinite < 0) return -1;
+    Py_ssize_t len;
+    switch (major) {
+    case 0:
+        if (indefinite) break;
+        return put_uint(o, arg, 0);
+    case 1:
+        if (indefinite) break;
+        if (arg == UINT64_MAX) return put_raw(o, "-18446744073709551616", 21);
+        return put_uint(o, arg + 1, 1);
+    case 2:
+        if (indefinite) return fail(d, head, "unsupported CBOR: an indefinite-length byte string at byte offset %zd", head);
+        if (take_length(d, head, arg, &len) < 0) return -1;
+        d->pos += len;
+        return put_utf16(d, head, d->buf + d->pos - len, len);
+    case 3:
+        if (indefinite) return fail(d, head, "unsupported CBOR: an indefinite-length text string at byte offset %zd", head);
+        if (take_length(d, head, arg, &len) < 0) return -1;
+        d->pos += len;
+        return put_text(d, head, d->buf + d->pos - len, len);
+    case 4:
+    case 5:
+        return container(d, head, major == 5, indefinite, arg);
+    case 6: {
+        if (indefinite) break;
+        if (arg == 24) { /* envelope: a byte string holding exactly one item */
+            Py_ssize_t inner = d->pos;
+            int m;
+            uint64_t a;
+            int r = read_head(d, &m, &a);
+            if (r < 0) return -1;
+            if (r == 1 || m != 2)
+                return fail(d, inner, "malformed CBOR: the envelope at byte offset %zd holds no byte string", head);
+            if (take_length(d, inner, a, &len) < 0) return -1;
+            Py_ssize_t end = d->pos + len;
+            Py_ssize_t outer = d->size;
+            d->size = end; /* the item may not read past its envelope */
+            int rc = item(d);
+            d->size = outer;
+            if (rc < 0) return -1;
+            if (d->pos != end)
+                return fail(d, d->pos, "malformed CBOR: the envelope at byte offset %zd has %zd bytes after its item",
+                            head, end - d->pos);
+            return 0;
+        }
+        if (arg == 22) { /* binary, sent as base64 as in JSON */
+            Py_ssize_t inner = d->pos;
+            int m;
+            uint64_t a;
+            int r = read_head(d, &m, &a);
+            if (r < 0) return -1;
+            if (r == 1 || m != 2)
+                return fail(d, inner, "malformed CBOR: tag 22 at byte offset %zd is not on a byte string", head);
+            if (take_length(d, inner, a, &len) < 0) return -1;
+            d->pos += len;
+            return put_base64(o, d->buf + d->pos - len, len);
+        }
+        return fail(d, head, "unsupported CBOR: tag %llu at byte offset %zd", (unsigned long long)arg, head);
+    }
+    case 7: {
+        uint8_t info = d->buf[head] & 0x1f;
+        if (indefinite) return fail(d, head, "malformed CBOR: an unexpected break (0xff) at byte offset %zd", head);
+        switch (info) {
+        case 20: return put_raw(o, "false", 5);
+        case 21: return put_raw(o, "true", 4);
+        case 22:
+        case 23: return put_raw(o, "null", 4);
+        case 25: return put_double(o, half_to_double((uint16_t)arg));
+        case 26: {
+            uint32_t bits = (uint32_t)arg;
+            float f;
+            memcpy(&f, &bits, 4);
+            return put_double(o, (double)f);
+        }
+        case 27: {
+            double v;
+            memcpy(&v, &arg, 8);
+            return put_double(o, v);
+        }
+        default:
+            return fail(d, head, "unsupported CBOR: simple value %llu at byte offset %zd", (unsigned long long)arg, head);
+        }
+    }
+    }
+    return fail(d, head, "malformed CBOR: indefinite length on major type %d at byte offset %zd", major, head);
+}
+
+static PyObject *to_json(PyObject *self, PyObject *arg) {
+    (void)self;
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    Dec d = {.buf = view.buf, .size = view.len, .pos = 0, .depth = 0, .have_id = 0, .call_id = 0};
+    PyObject *result = NULL;
+    if (out_init(&d.out, view.len + view.len / 8 + 64) == 0) {
+        if (view.len == 0) {
+            fail(&d, 0, "truncated CBOR: an empty message at byte offset 0");
+        } else if (item(&d) == 0) {
+            if (d.pos != d.size)
+                fail(&d, d.pos, "malformed CBOR: %zd bytes after the message's end at byte offset %zd", d.size - d.pos, d.pos);
+            else
+                result = out_finish(&d.out);
+        }
+        if (result == NULL) out_drop(&d.out);
+    }
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* ------------------------------------------------------------------ */
+/* encoder                                                             */
+
+static int enc_head(Out *o, int major, uint64_t v) {
+    RESERVE(o, 9);
+    uint8_t *p = (uint8_t *)o->data + o->len;
+    uint8_t m = (uint8_t)(major << 5);
+    if (v < 24) {
+        p[0] = m | (uint8_t)v;
+        o->len += 1;
+    } else if (v <= 0xff) {
+        p[0] = m | 24;
+        p[1] = (uint8_t)v;
+        o->len += 2;
+    } else if (v <= 0xffff) {
+        p[0] = m | 25;
+        p[1] = (uint8_t)(v >> 8);
+        p[2] = (uint8_t)v;
+        o->len += 3;
+    } else if (v <= 0xffffffffULL) {
+        p[0] = m | 26;
+        for (int i = 0; i < 4; i++) p[1 + i] = (uint8_t)(v >> (24 - 8 * i));
+        o->len += 5;
+    } else {
+        p[0] = m | 27;
+        for (int i = 0; i < 8; i++) p[1 + i] = (uint8_t)(v >> (56 - 8 * i));
+        o->len += 9;
+    }
+    return 0;
+}
+
+static int enc_double(Out *o, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    RESERVE(o, 9);
+    uint8_t *p = (uint8_t *)o->data + o->len;
+    p[0] = 0xfb;
+    for (int i = 0; i < 8; i++) p[1 + i] = (uint8_t)(bits >> (56 - 8 * i));
+    o->len += 9;
+    return 0;
+}
+
+/* Envelope start: tag 24, byte string with a 4-byte length patched at the end. */
+static Py_ssize_t env_start(Out *o, uint8_t opener) {
+    if (o->cap - o->len < 8 && out_grow(o, 8) < 0) return -1;
+    uint8_t *p = (uint8_t *)o->data + o->len;
+    p[0] = 0xd8;
+    p[1] = 0x18;
+    p[2] = 0x5a;
+    p[7] = opener;
+    o->len += 8;
+    return o->len - 1; /* where the content starts */
+}
+
+static int env_end(Out *o, Py_ssize_t start) {
+    RESERVE(o, 1);
+    o->data[o->len++] = (char)0xff;
+    Py_ssize_t size = o->len - start;
+    if ((uint64_t)size > 0xffffffffULL) {
+        PyErr_SetString(PyExc_ValueError, "a CDP message is larger than 4 GiB");
+        return -1;
+    }
+    uint8_t *p = (uint8_t *)o->data + start - 4;
+    p[0] = (uint8_t)(size >> 24);
+    p[1] = (uint8_t)(size >> 16);
+    p[2] = (uint8_t)(size >> 8);
+    p[3] = (uint8_t)size;
+    return 0;
+}
+
+static int enc_str(Out *o, PyObject *s) {
+    Py_ssize_t n;
+    const char *u = PyUnicode_AsUTF8AndSize(s, &n);
+    if (u == NULL) return -1;
+    if (enc_head(o, 3, (uint64_t)n) < 0) return -1;
+    return put_raw(o, u, n);
+}
+
+static int enc(Out *o, PyObject *v, int depth);
+
+static int enc_dict(Out *o, PyObject *v, int depth) {
+    Py_ssize_t start = env_start(o, 0xbf);
+    if (start < 0) return -1;
+    PyObject *k, *val;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(v, &pos, &k, &val)) {
+        if (!PyUnicode_Check(k)) {
+            PyErr_Format(PyExc_TypeError, "CDP map keys must be str, not %.100s", Py_TYPE(k)->tp_name);
+            return -1;
+        }
+        Py_INCREF(val);
+        int rc = enc_str(o, k) < 0 || enc(o, val, depth + 1) < 0 ? -1 : 0;
+        Py_DECREF(val);
+        if (rc < 0) return -1;
+    }
+    return env_end(o, start);
+}
+
+static int enc(Out *o, PyObject *v, int depth) {
+    if (depth > MAX_DEPTH) {
+        PyErr_SetString(PyExc_ValueError, "a CDP value nested too deeply to encode");
+        return -1;
+    }
+    if (PyUnicode_Check(v)) return enc_str(o, v);
+    if (v == Py_None) return put_raw(o, "\xf6", 1);
+    if (v == Py_True) return put_raw(o, "\xf5", 1);
+    if (v == Py_False) return put_raw(o, "\xf4", 1);
+    if (PyLong_Check(v)) {
+        int overflow;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (x == -1 && PyErr_Occurred()) return -1;
+        if (!overflow && x >= INT32_MIN && x <= INT32_MAX)
+            return x >= 0 ? enc_head(o, 0, (uint64_t)x) : enc_head(o, 1, (uint64_t)(-1 - x));
+        double f = PyLong_AsDouble(v);
+        if (f == -1.0 && PyErr_Occurred()) return -1;
+        return enc_double(o, f);
+    }
+    if (PyFloat_Check(v)) return enc_double(o, PyFloat_AS_DOUBLE(v));
+    if (PyDict_Check(v)) return enc_dict(o, v, depth);
+    if (PyList_Check(v) || PyTuple_Check(v)) {
+        Py_ssize_t start = env_start(o, 0x9f);
+        if (start < 0) return -1;
+        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); i++) {
+            PyObject *element = Py_NewRef(PySequence_Fast_GET_ITEM(v, i));
+            int rc = enc(o, element, depth + 1);
+            Py_DECREF(element);
+            if (rc < 0) return -1;
+        }
+        return env_end(o, start);
+    }
+    if (PyBytes_Check(v) || PyByteArray_Check(v)) {
+        Py_buffer view;
+        if (PyObject_GetBuffer(v, &view, PyBUF_SIMPLE) < 0) return -1;
+        int rc = put_raw(o, "\xd6", 1);
+        if (rc == 0) rc = enc_head(o, 2, (uint64_t)view.len);
+        if (rc == 0) rc = put_raw(o, view.buf, view.len);
+        PyBuffer_Release(&view);
+        return rc;
+    }
+    if (default_hook != NULL && default_hook != Py_None) {
+        PyObject *plain = PyObject_CallOneArg(default_hook, v);
+        if (plain == NULL) return -1;
+        if (plain == v) {
+            Py_DECREF(plain);
+            PyErr_Format(PyExc_TypeError, "cannot encode %.100s as CDP CBOR", Py_TYPE(v)->tp_name);
+            return -1;
+        }
+        int rc = enc(o, plain, depth + 1);
+        Py_DECREF(plain);
+        return rc;
+    }
+    PyErr_Format(PyExc_TypeError, "cannot encode %.100s as CDP CBOR", Py_TYPE(v)->tp_name);
+    return -1;
+}
+
+static PyObject *encode(PyObject *self, PyObject *v) {
+    (void)self;
+    Out o;
+    if (out_init(&o, 256) < 0) return NULL;
+    if (enc(&o, v, 0) < 0) {
+        out_drop(&o);
+        return NULL;
+    }
+    return out_finish(&o);
+}
+
+static int enc_key(Out *o, const char *name) {
+    Py_ssize_t n = (Py_ssize_t)strlen(name);
+    if (enc_head(o, 3, (uint64_t)n) < 0) return -1;
+    return put_raw(o, name, n);
+}
+
+static PyObject *encode_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "encode_call(call_id, method, params, session_id)");
+        return NULL;
+    }
+    PyObject *call_id = args[0], *method = args[1], *params = args[2], *session = args[3];
+    if (!PyLong_Check(call_id) || !PyUnicode_Check(method)) {
+        PyErr_SetString(PyExc_TypeError, "encode_call: call_id must be int and method str");
+        return NULL;
+    }
+    Out o;
+    if (out_init(&o, 256) < 0) return NULL;
+    Py_ssize_t start = env_start(&o, 0xbf);
+    int ok = start >= 0 && enc_key(&o, "id") == 0 && enc(&o, call_id, 1) == 0 &&
+             enc_key(&o, "method") == 0 && enc_str(&o, method) == 0;
+    if (ok && params != Py_None && PyObject_IsTrue(params))
+        ok = enc_key(&o, "params") == 0 && enc(&o, params, 1) == 0;
+    if (ok && session != Py_None) {
+        if (!PyUnicode_Check(session)) {
+            PyErr_SetString(PyExc_TypeError, "encode_call: session_id must be str or None");
+            ok = 0;
+        } else {
+            ok = enc_key(&o, "sessionId") == 0 && enc_str(&o, session) == 0;
+        }
+    }
+    if (ok) ok = env_end(&o, start) == 0;
+    if (!ok || PyErr_Occurred()) {
+        out_drop(&o);
+        return NULL;
+    }
+    return out_finish(&o);
+}
+
+static PyObject *set_default(PyObject *self, PyObject *hook) {
+    (void)self;
+    Py_XSETREF(default_hook, Py_NewRef(hook));
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"to_json", to_json, METH_O, "Transcode one CBOR message into compact JSON bytes."},
+    {"encode_call", (PyCFunction)(void (*)(void))encode_call, METH_FASTCALL,
+     "encode_call(call_id, method, params, session_id) -> Chrome's enveloped CBOR of a call."},
+    {"encode", encode, METH_O, "Encode a value as Chrome's enveloped CBOR."},
+    {"set_default", set_default, METH_O, "Set the hook that turns unknown objects into builtins."},
+    {NULL, NULL, 0, NULL},
+};
+
+static int exec_module(PyObject *module) {
+    init_tables();
+    PyObject *code = PyUnicode_FromString(
+        "class CBORError(ValueError):\n"
+        "    '''Malformed, truncated or oversized CBOR; ``offset`` is where reading failed.'''\n"
+        "    def __init__(self, message, offset, call_id=None):\n"
+        "        super().__init__(message)\n"
+        "        self.offset = offset\n"
+        "        self.call_id = call_id\n");
+    if (code == NULL) return -1;
+    PyObject *ns = PyDict_New();
+    if (ns == NULL) {
+        Py_DECREF(code);
+        return -1;
+    }
+    PyObject *name = PyModule_GetNameObject(module);
+    if (name == NULL || PyDict_SetItemString(ns, "__builtins__", PyEval_GetBuiltins()) < 0 ||
+        PyDict_SetItemString(ns, "__name__", name) < 0) {
+        Py_XDECREF(name);
+        Py_DECREF(code);
+        Py_DECREF(ns);
+        return -1;
+    }
+    Py_DECREF(name);
+    PyObject *res = PyRun_String(PyUnicode_AsUTF8(code), Py_file_input, ns, ns);
+    Py_DECREF(code);
+    if (res == NULL) {
+        Py_DECREF(ns);
+        return -1;
+    }
+    Py_DECREF(res);
+    CBORError = PyDict_GetItemString(ns, "CBORError");
+    Py_XINCREF(CBORError);
+    Py_DECREF(ns);
+    if (CBORError == NULL) return -1;
+    if (PyModule_AddObjectRef(module, "CBORError", CBORError) < 0) return -1;
+    return 0;
+}
+
+static PyModuleDef_Slot slots[] = {{Py_mod_exec, exec_module}, {0, NULL}};
+
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "kobrowser.cdp._cbor",
+    .m_doc = "Chrome DevTools CBOR <-> JSON.",
+    .m_size = 0,
+    .m_methods = methods,
+    .m_slots = slots,
+};
+
+PyMODINIT_FUNC PyInit__cbor(void) { return PyModuleDef_Init(&moduledef); }

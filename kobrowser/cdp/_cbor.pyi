@@ -1,0 +1,20 @@
+"""Type stub of the native codec (kobrowser/cdp/_cbor.c)."""
+
+from collections.abc import Callable
+from typing import Any
+
+from typing_extensions import Buffer
+
+class CBORError(ValueError):
+    """Malformed, truncated or oversized CBOR; ``offset`` is where reading failed."""
+
+    offset: int
+    call_id: int | None
+    def __init__(self, message: str, offset: int, call_id: int | None = None) -> None: ...
+
+def to_json(data: Buffer, /) -> bytes: ...
+def encode_call(
+    call_id: int, method: str, params: dict[str, Any] | None, session_id: str | None, /
+) -> bytes: ...
+def encode(value: Any, /) -> bytes: ...
+def set_default(hook: Callable[[Any], Any] | None, /) -> None: ...
