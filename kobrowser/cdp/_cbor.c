@@ -100,11 +100,14 @@ typedef struct {
 } Dec;
 
 static int fail(Dec *d, Py_ssize_t offset, const char *fmt, ...) {
-    char text[200];
+    char text[240];
     va_list args;
     va_start(args, fmt);
-    vsnprintf(text, sizeof text, fmt, args);
+    int n = vsnprintf(text, 200, fmt, args);
     va_end(args);
+    if (n < 0) n = 0;
+    if (n > 199) n = 199;
+    snprintf(text + n, sizeof text - n, " at byte offset %zd", offset);
     PyObject *id = d->have_id ? PyLong_FromLongLong(d->call_id) : Py_NewRef(Py_None);
     if (id == NULL) return -1;
     PyObject *exc = PyObject_CallFunction(CBORError, "snN", text, offset, id);
@@ -115,7 +118,7 @@ static int fail(Dec *d, Py_ssize_t offset, const char *fmt, ...) {
     return -1;
 }
 
-#define TRUNCATED(d, at) fail((d), (at), "truncated CBOR: the message ends inside the item at byte offset %zd", (Py_ssize_t)(at))
+#define TRUNCATED(d, at) fail((d), (at), "truncated CBOR: the message ends inside the item")
 
 /* Read an item head: major type and argument. Returns -1 on error, 1 when
  * the item is of indefinite length (additional info 31), else 0. */
@@ -133,7 +136,7 @@ static int read_head(Dec *d, int *major, uint64_t *arg) {
         *arg = 0;
         return 1;
     }
-    if (info > 27) return fail(d, start, "malformed CBOR: reserved additional information %d at byte offset %zd", info, start);
+    if (info > 27) return fail(d, start, "malformed CBOR: reserved additional information %d", info);
     Py_ssize_t n = (Py_ssize_t)1 << (info - 24);
     if (d->size - d->pos < n) return TRUNCATED(d, start);
     uint64_t v = 0;
@@ -147,9 +150,9 @@ static int read_head(Dec *d, int *major, uint64_t *arg) {
 static int take_length(Dec *d, Py_ssize_t head, uint64_t arg, Py_ssize_t *len) {
     if (arg > (uint64_t)(d->size - d->pos)) {
         if (arg > (uint64_t)PY_SSIZE_T_MAX / 2)
-            return fail(d, head, "oversized CBOR: a length of %llu bytes at byte offset %zd", (unsigned long long)arg, head);
-        return fail(d, head, "truncated CBOR: the item at byte offset %zd declares %llu bytes, %zd are left",
-                    head, (unsigned long long)arg, d->size - d->pos);
+            return fail(d, head, "oversized CBOR: a length of %llu bytes", (unsigned long long)arg);
+        return fail(d, head, "truncated CBOR: the item declares %llu bytes, %zd are left",
+                    (unsigned long long)arg, d->size - d->pos);
     }
     *len = (Py_ssize_t)arg;
     return 0;
@@ -237,7 +240,7 @@ static int put_text(Dec *d, Py_ssize_t at, const uint8_t *s, Py_ssize_t n) {
         } else {
             int k = utf8_seq(s + i, n - i);
             if (k == 0)
-                return fail(d, at, "malformed CBOR: invalid UTF-8 in the text string at byte offset %zd", at);
+                return fail(d, at, "malformed CBOR: invalid UTF-8 in the text string");
             memcpy(p, s + i, k);
             p += k;
             i += k;
@@ -250,7 +253,7 @@ static int put_text(Dec *d, Py_ssize_t at, const uint8_t *s, Py_ssize_t n) {
 
 /* A UTF-16LE byte string as a JSON string (UTF-8); lone surrogates become U+FFFD. */
 static int put_utf16(Dec *d, Py_ssize_t at, const uint8_t *s, Py_ssize_t n) {
-    if (n & 1) return fail(d, at, "malformed CBOR: a UTF-16 string of odd length %zd at byte offset %zd", n, at);
+    if (n & 1) return fail(d, at, "malformed CBOR: a UTF-16 string of odd length %zd", n);
     Out *o = &d->out;
     Py_ssize_t units = n / 2;
     RESERVE(o, 6 * units + 2);
@@ -388,7 +391,7 @@ static int key(Dec *d, const uint8_t **text, Py_ssize_t *text_len) {
     int r = read_head(d, &major, &arg);
     if (r < 0) return -1;
     if (r == 1 || (major != 3 && major != 2))
-        return fail(d, head, "malformed CBOR: a map key at byte offset %zd is not a string", head);
+        return fail(d, head, "malformed CBOR: a map key that is not a string");
     Py_ssize_t len;
     if (take_length(d, head, arg, &len) < 0) return -1;
     const uint8_t *s = d->buf + d->pos;
@@ -400,12 +403,12 @@ static int key(Dec *d, const uint8_t **text, Py_ssize_t *text_len) {
 
 static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64_t count) {
     Out *o = &d->out;
-    if (++d->depth > MAX_DEPTH) return fail(d, head, "malformed CBOR: nested deeper than %d at byte offset %zd", MAX_DEPTH, head);
+    if (++d->depth > MAX_DEPTH) return fail(d, head, "malformed CBOR: nested deeper than %d", MAX_DEPTH);
     RESERVE(o, 1);
     o->data[o->len++] = is_map ? '{' : '[';
     if (!indefinite && count > (uint64_t)(d->size - d->pos))
-        return fail(d, head, "truncated CBOR: the %s at byte offset %zd declares %llu items, %zd bytes are left",
-                    is_map ? "map" : "array", head, (unsigned long long)count, d->size - d->pos);
+        return fail(d, head, "truncated CBOR: the %s declares %llu items, %zd bytes are left",
+                    is_map ? "map" : "array", (unsigned long long)count, d->size - d->pos);
     int top = is_map && d->depth == 1;
     for (uint64_t n = 0;; n++) {
         if (indefinite) {
@@ -467,12 +470,12 @@ static int item(Dec *d) {
         if (arg == UINT64_MAX) return put_raw(o, "-18446744073709551616", 21);
         return put_uint(o, arg + 1, 1);
     case 2:
-        if (indefinite) return fail(d, head, "unsupported CBOR: an indefinite-length byte string at byte offset %zd", head);
+        if (indefinite) return fail(d, head, "unsupported CBOR: an indefinite-length byte string");
         if (take_length(d, head, arg, &len) < 0) return -1;
         d->pos += len;
         return put_utf16(d, head, d->buf + d->pos - len, len);
     case 3:
-        if (indefinite) return fail(d, head, "unsupported CBOR: an indefinite-length text string at byte offset %zd", head);
+        if (indefinite) return fail(d, head, "unsupported CBOR: an indefinite-length text string");
         if (take_length(d, head, arg, &len) < 0) return -1;
         d->pos += len;
         return put_text(d, head, d->buf + d->pos - len, len);
@@ -488,7 +491,7 @@ static int item(Dec *d) {
             int r = read_head(d, &m, &a);
             if (r < 0) return -1;
             if (r == 1 || m != 2)
-                return fail(d, inner, "malformed CBOR: the envelope at byte offset %zd holds no byte string", head);
+                return fail(d, inner, "malformed CBOR: an envelope (tag 24) not on a byte string");
             if (take_length(d, inner, a, &len) < 0) return -1;
             Py_ssize_t end = d->pos + len;
             Py_ssize_t outer = d->size;
@@ -497,8 +500,8 @@ static int item(Dec *d) {
             d->size = outer;
             if (rc < 0) return -1;
             if (d->pos != end)
-                return fail(d, d->pos, "malformed CBOR: the envelope at byte offset %zd has %zd bytes after its item",
-                            head, end - d->pos);
+                return fail(d, d->pos, "malformed CBOR: %zd bytes after the item of the envelope at %zd",
+                            end - d->pos, head);
             return 0;
         }
         if (arg == 22) { /* binary, sent as base64 as in JSON */
@@ -508,16 +511,16 @@ static int item(Dec *d) {
             int r = read_head(d, &m, &a);
             if (r < 0) return -1;
             if (r == 1 || m != 2)
-                return fail(d, inner, "malformed CBOR: tag 22 at byte offset %zd is not on a byte string", head);
+                return fail(d, inner, "malformed CBOR: binary (tag 22) not on a byte string");
             if (take_length(d, inner, a, &len) < 0) return -1;
             d->pos += len;
             return put_base64(o, d->buf + d->pos - len, len);
         }
-        return fail(d, head, "unsupported CBOR: tag %llu at byte offset %zd", (unsigned long long)arg, head);
+        return fail(d, head, "unsupported CBOR: tag %llu", (unsigned long long)arg);
     }
     case 7: {
         uint8_t info = d->buf[head] & 0x1f;
-        if (indefinite) return fail(d, head, "malformed CBOR: an unexpected break (0xff) at byte offset %zd", head);
+        if (indefinite) return fail(d, head, "malformed CBOR: an unexpected break (0xff)");
         switch (info) {
         case 20: return put_raw(o, "false", 5);
         case 21: return put_raw(o, "true", 4);
@@ -536,11 +539,11 @@ static int item(Dec *d) {
             return put_double(o, v);
         }
         default:
-            return fail(d, head, "unsupported CBOR: simple value %llu at byte offset %zd", (unsigned long long)arg, head);
+            return fail(d, head, "unsupported CBOR: simple value %llu", (unsigned long long)arg);
         }
     }
     }
-    return fail(d, head, "malformed CBOR: indefinite length on major type %d at byte offset %zd", major, head);
+    return fail(d, head, "malformed CBOR: indefinite length on major type %d", major);
 }
 
 static PyObject *to_json(PyObject *self, PyObject *arg) {
@@ -551,10 +554,10 @@ static PyObject *to_json(PyObject *self, PyObject *arg) {
     PyObject *result = NULL;
     if (out_init(&d.out, view.len + view.len / 8 + 64) == 0) {
         if (view.len == 0) {
-            fail(&d, 0, "truncated CBOR: an empty message at byte offset 0");
+            fail(&d, 0, "truncated CBOR: an empty message");
         } else if (item(&d) == 0) {
             if (d.pos != d.size)
-                fail(&d, d.pos, "malformed CBOR: %zd bytes after the message's end at byte offset %zd", d.size - d.pos, d.pos);
+                fail(&d, d.pos, "malformed CBOR: %zd bytes after the message's end", d.size - d.pos);
             else
                 result = out_finish(&d.out);
         }

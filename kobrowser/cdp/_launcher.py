@@ -183,6 +183,14 @@ async def resolve_endpoint(endpoint: str, *, timeout: float) -> str:
     return url
 
 
+async def _probe(transport: PipeTransport) -> None:
+    """Wait until Chrome answers a first call on the pipe."""
+    await transport.send(transport.encode_call(_PROBE_ID, "Browser.getVersion", None, None))
+    prefix = b'{"id":%d,' % _PROBE_ID
+    while not (await transport.receive()).startswith(prefix):
+        pass
+
+
 def _running_as_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
@@ -227,6 +235,7 @@ class ChromeProcess:
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=40)
         self._buffer = b""
         self._closed = False
+        self._lifeline = (-1, -1)  # WebSocket mode: our ends of the idle pipe
 
     @property
     def pid(self) -> int | None:
@@ -237,7 +246,9 @@ class ChromeProcess:
         """The full command line used to start Chrome."""
         assert self.profile_dir is not None
         if self.transport_kind == "websocket":
-            flags: Sequence[str] = DEFAULT_FLAGS
+            flags: list[str] = list(DEFAULT_FLAGS)
+            if sys.platform != "win32":
+                flags.append("--remote-debugging-pipe")  # the lifeline (see _spawn)
         else:
             pipe = "--remote-debugging-pipe" + (
                 "=cbor" if self.transport_kind == "pipe-cbor" else ""
@@ -268,60 +279,30 @@ class ChromeProcess:
             LaunchError: Chrome could not start, died, or did not answer in time.
         """
         await anyio.to_thread.run_sync(sweep_stale_profiles)
-        if self.transport_kind != "websocket":
-            return await self._start_pipe(timeout)
-        ws_url = await self.start(timeout=timeout)
-        try:
-            return await open_transport(ws_url, timeout=timeout)
-        except BaseException:
-            await self.aclose()
-            raise
-
-    async def _start_pipe(self, timeout: float) -> PipeTransport:
-        self.profile_dir = make_profile_dir()
-        _live.add(self)
-        cmd_read, cmd_write = os.pipe()
-        reply_read, reply_write = os.pipe()
-        try:
-            self.process = await anyio.open_process(
-                ["/bin/sh", "-c", _PIPE_SHIM, "sh", *self.command()],
-                stdin=cmd_read,
-                stdout=reply_write,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-            )
-        except BaseException as exc:
-            for fd in (cmd_write, reply_read):
-                os.close(fd)
-            await self.aclose()
-            if isinstance(exc, OSError):
-                raise LaunchError(f"could not start {self.executable}: {exc}") from exc
-            raise
-        finally:
-            os.close(cmd_read)
-            os.close(reply_write)
+        if self.transport_kind == "websocket":
+            ws_url = await self.start(timeout=timeout)
+            try:
+                return await open_transport(ws_url, timeout=timeout)
+            except BaseException:
+                await self.aclose()
+                raise
+        reply_read, cmd_write = await self._spawn()
         transport = PipeTransport(reply_read, cmd_write, cbor=self.transport_kind == "pipe-cbor")
-        failure: LaunchError | None = None
+        failure: str | None = None
         try:
             async with anyio.create_task_group() as task_group:
                 task_group.start_soon(self.drain_stderr)
                 try:
                     with anyio.fail_after(timeout):
-                        await self._probe(transport)
+                        await _probe(transport)
                 except ConnectionClosedError:
-                    with anyio.move_on_after(timeout):
-                        await self.process.wait()
-                    code = self.process.returncode
-                    failure = LaunchError(
-                        f"Chrome ({self.executable}) exited with code {code} while starting"
-                        if code is not None
-                        else f"Chrome ({self.executable}) closed its DevTools pipe while starting"
-                    )
+                    failure = await self._exit_message()
                 except TimeoutError:
-                    failure = LaunchError(
+                    failure = (
                         f"Chrome ({self.executable}) did not answer on its DevTools pipe "
                         f"within {timeout:g} s"
                     )
+                assert self.process is not None
                 if failure is None or self.process.returncode is None:
                     task_group.cancel_scope.cancel()
                 else:  # Chrome is gone: read the rest of its stderr, for the error
@@ -333,46 +314,69 @@ class ChromeProcess:
         if failure is not None:
             await transport.aclose()
             await self.aclose()
-            raise LaunchError(str(failure), stderr_tail=self.stderr_tail)
+            raise LaunchError(failure, stderr_tail=self.stderr_tail)
         return transport
 
-    async def _probe(self, transport: PipeTransport) -> None:
-        """Wait until Chrome answers a first call on the pipe."""
-        await transport.send(transport.encode_call(_PROBE_ID, "Browser.getVersion", None, None))
-        prefix = b'{"id":%d,' % _PROBE_ID
-        while not (await transport.receive()).startswith(prefix):
-            pass
+    async def _spawn(self) -> tuple[int, int]:
+        """Start Chrome with a new profile; return our ends of its DevTools pipe.
+
+        Every launch gets the pipe: in WebSocket mode it carries nothing and
+        only ties Chrome's life to this process (:attr:`_lifeline`).
+        """
+        self.profile_dir = make_profile_dir()
+        _live.add(self)
+        if sys.platform == "win32":  # pragma: no cover - no fd 3/4 there
+            command, lifeline = self.command(), False
+        else:
+            command, lifeline = ["/bin/sh", "-c", _PIPE_SHIM, "sh", *self.command()], True
+        fds = (*os.pipe(), *os.pipe()) if lifeline else ()
+        try:
+            self.process = await anyio.open_process(
+                command,
+                stdin=fds[0] if fds else subprocess.DEVNULL,
+                stdout=fds[3] if fds else subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                start_new_session=lifeline,
+            )
+        except BaseException as exc:
+            for fd in fds:
+                os.close(fd)
+            await self.aclose()
+            if isinstance(exc, OSError):
+                raise LaunchError(f"could not start {self.executable}: {exc}") from exc
+            raise
+        if not fds:
+            return -1, -1
+        os.close(fds[0])  # Chrome's ends
+        os.close(fds[3])
+        return fds[2], fds[1]
+
+    async def _exit_message(self) -> str:
+        assert self.process is not None
+        with anyio.move_on_after(10):
+            await self.process.wait()
+        code = self.process.returncode
+        if code is None:
+            return f"Chrome ({self.executable}) closed its DevTools pipe while starting"
+        return f"Chrome ({self.executable}) exited with code {code} while starting"
 
     async def start(self, *, timeout: float) -> str:
         """Start Chrome with a DevTools WebSocket and return its browser URL.
+
+        Chrome also gets an idle DevTools pipe, so that it exits with this
+        process whatever the way this process ends.
 
         Raises:
             LaunchError: Chrome could not start, died, or printed no endpoint in time.
         """
         self.transport_kind = "websocket"
-        self.profile_dir = make_profile_dir()
-        _live.add(self)
-        try:
-            self.process = await anyio.open_process(
-                self.command(),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                start_new_session=sys.platform != "win32",
-            )
-        except OSError as exc:
-            await self.aclose()
-            raise LaunchError(f"could not start {self.executable}: {exc}") from exc
+        self._lifeline = await self._spawn()
         try:
             with anyio.fail_after(timeout):
                 while True:
                     line = await self._read_line()
                     if line is None:
-                        code = await self.process.wait()
-                        raise LaunchError(
-                            f"Chrome ({self.executable}) exited with code {code} while starting",
-                            stderr_tail=self.stderr_tail,
-                        )
+                        raise LaunchError(await self._exit_message(), stderr_tail=self.stderr_tail)
                     match = _DEVTOOLS_LINE.search(line)
                     if match:
                         return match.group(1)
@@ -412,11 +416,19 @@ class ChromeProcess:
         while await self._read_line() is not None:
             pass
 
+    def _close_lifeline(self) -> None:
+        fds, self._lifeline = self._lifeline, (-1, -1)
+        for fd in fds:
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+
     def _kill_now(self) -> None:
         """Kill Chrome's process group and remove the profile, synchronously (atexit)."""
         if self._closed:
             return
         self._closed = True
+        self._close_lifeline()
         process = self.process
         if process is not None and process.returncode is None and sys.platform != "win32":
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -433,6 +445,7 @@ class ChromeProcess:
             return
         self._closed = True
         _live.discard(self)
+        self._close_lifeline()  # Chrome sees EOF and quits, if Browser.close did not
         with anyio.CancelScope(shield=True):
             process = self.process
             if process is not None:
