@@ -111,6 +111,8 @@ class _Framer:
                 else:
                     if self.end == len(self.buf):
                         self._make_room()
+                        if self.error is not None:
+                            return
                     want = len(self.buf) - self.end
                     got = os.readv(self.fd, [memoryview(self.buf)[self.end :]])
                     if got == 0:
