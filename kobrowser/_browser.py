@@ -183,7 +183,7 @@ class Browser(CurrentTabMixin, TargetTracking):
             self._downloads.watch(root)
             directory = self._download_dir
             if directory is None:
-                directory = Path(tempfile.mkdtemp(prefix="kobrowser-downloads-"))
+                directory = Path(tempfile.mkdtemp(prefix=f"kobrowser-downloads-{os.getpid()}-"))
                 self._temp_download_dir = directory
             await self.set_download_dir(directory)
             await root.send("Target.setDiscoverTargets", {"discover": True})

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import importlib
 import logging
 import os
 import sys
@@ -58,11 +59,11 @@ _MALFORMED = -32700  # JSON-RPC "parse error", the code a malformed reply fails 
 def cbor_codec() -> Any:
     """The native CBOR codec module, or None when it was not built."""
     try:
-        from . import _cbor
+        codec = importlib.import_module(f"{__package__}._cbor")
     except ImportError:
         return None
-    _cbor.set_default(_to_builtins)
-    return _cbor
+    codec.set_default(_to_builtins)
+    return codec
 
 
 def _to_builtins(value: object) -> object:

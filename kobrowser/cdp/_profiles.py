@@ -7,7 +7,8 @@ cancelled launch, and the interpreter's normal exit through ``atexit``). A
 process killed outright (SIGKILL, a crash) cannot: its profile stays on disk
 until a later :func:`sweep_stale_profiles`, which ``launch()`` runs, removes
 every profile whose owner process and whose Chrome (the pid in its
-``SingletonLock``) are both gone.
+``SingletonLock``) are both gone; the same for the temporary download
+directories (``kobrowser-downloads-<pid>-<random>``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from pathlib import Path
 __all__ = ["PROFILE_PREFIX", "make_profile_dir", "remove_tree", "sweep_stale_profiles"]
 
 PROFILE_PREFIX = "kobrowser-profile-"
-_OWNED = re.compile(re.escape(PROFILE_PREFIX) + r"(\d+)-")
+# profiles, and the download directories launch() makes beside them
+_OWNED = re.compile(r"kobrowser-(?:profile|downloads)-(\d+)-")
 
 
 def make_profile_dir() -> str:

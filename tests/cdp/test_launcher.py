@@ -12,7 +12,7 @@ import pytest
 
 import kobrowser
 from kobrowser import LaunchError
-from kobrowser.cdp import _launcher, find_chrome
+from kobrowser.cdp import _launcher, cbor_codec, find_chrome
 
 from ._procs import assert_gone, leftovers, live_group_members
 
@@ -119,15 +119,26 @@ def test_launch_with_missing_executable_raises_before_starting(tmp_path: Path) -
 
 # -- launching ----------------------------------------------------------------
 
+KINDS = ["pipe-cbor", "pipe-json", "websocket"] if cbor_codec() else ["pipe-json", "websocket"]
+
+
+@pytest.fixture(params=KINDS)
+def transport(request: pytest.FixtureRequest) -> str:
+    """Each launch test runs on every transport."""
+    kind: str = request.param
+    return kind
+
 
 @pytest.mark.anyio
-async def test_launch_error_carries_stderr_tail(tmp_path: Path, private_tmp: Path) -> None:
+async def test_launch_error_carries_stderr_tail(
+    tmp_path: Path, private_tmp: Path, transport: str
+) -> None:
     script = make_executable(
         tmp_path / "dying-chrome",
         'echo "starting up" >&2\necho "fatal: libnss3.so: cannot open shared object" >&2\nexit 1\n',
     )
     with anyio.fail_after(SOON), pytest.raises(LaunchError) as info:
-        async with kobrowser.launch(executable_path=script, timeout=60):
+        async with kobrowser.launch(executable_path=script, timeout=60, transport=transport):
             pytest.fail("the block must not run")
     assert "fatal: libnss3.so" in info.value.stderr_tail
     assert "fatal: libnss3.so" in str(info.value)
@@ -137,15 +148,16 @@ async def test_launch_error_carries_stderr_tail(tmp_path: Path, private_tmp: Pat
 
 @pytest.mark.anyio
 async def test_launch_times_out_when_no_endpoint_is_printed(
-    tmp_path: Path, private_tmp: Path
+    tmp_path: Path, private_tmp: Path, transport: str
 ) -> None:
     pid_file = tmp_path / "pid"
     script = make_executable(
         tmp_path / "silent-chrome",
         f'echo $$ > "{pid_file}"\necho "thinking..." >&2\nsleep 600\n',
     )
-    with pytest.raises(LaunchError, match="no DevTools endpoint") as info:
-        async with kobrowser.launch(executable_path=script, timeout=2):
+    no_answer = "no DevTools endpoint|did not answer on its DevTools pipe"
+    with pytest.raises(LaunchError, match=no_answer) as info:
+        async with kobrowser.launch(executable_path=script, timeout=2, transport=transport):
             pytest.fail("the block must not run")
     assert "thinking..." in info.value.stderr_tail
     await assert_gone(pgid=int(leftover_text(pid_file)))
@@ -153,8 +165,11 @@ async def test_launch_times_out_when_no_endpoint_is_printed(
 
 
 @pytest.mark.anyio
-async def test_launch_close_leaves_no_process_and_no_profile(private_tmp: Path) -> None:
-    async with kobrowser.launch() as browser:
+async def test_launch_close_leaves_no_process_and_no_profile(
+    private_tmp: Path, transport: str
+) -> None:
+    async with kobrowser.launch(transport=transport) as browser:
+        assert browser.connection.transport_kind == transport
         pid = browser.pid
         assert pid is not None
         tab = await browser.new_tab()
@@ -171,10 +186,10 @@ async def test_launch_close_leaves_no_process_and_no_profile(private_tmp: Path) 
 
 
 @pytest.mark.anyio
-async def test_launch_cleans_up_when_the_block_raises(private_tmp: Path) -> None:
+async def test_launch_cleans_up_when_the_block_raises(private_tmp: Path, transport: str) -> None:
     pid = None
     with pytest.raises(RuntimeError, match="the body failed"):
-        async with kobrowser.launch() as browser:
+        async with kobrowser.launch(transport=transport) as browser:
             pid = browser.pid
             await browser.new_tab()
             raise RuntimeError("the body failed")
@@ -184,10 +199,12 @@ async def test_launch_cleans_up_when_the_block_raises(private_tmp: Path) -> None
 
 
 @pytest.mark.anyio
-async def test_launch_cleans_up_when_the_block_is_cancelled(private_tmp: Path) -> None:
+async def test_launch_cleans_up_when_the_block_is_cancelled(
+    private_tmp: Path, transport: str
+) -> None:
     pid = None
     with anyio.CancelScope() as scope:
-        async with kobrowser.launch() as browser:
+        async with kobrowser.launch(transport=transport) as browser:
             pid = browser.pid
             await browser.new_tab()
             scope.cancel()
@@ -201,12 +218,12 @@ async def test_launch_cleans_up_when_the_block_is_cancelled(private_tmp: Path) -
 @pytest.mark.anyio
 @pytest.mark.parametrize("delay", [0.0, 0.05, 0.3])
 async def test_launch_cleans_up_when_cancelled_while_starting(
-    private_tmp: Path, delay: float
+    private_tmp: Path, delay: float, transport: str
 ) -> None:
     # Wherever the cancellation lands (spawning, reading the endpoint,
     # connecting, or in the body), nothing may survive.
     with anyio.move_on_after(delay):
-        async with kobrowser.launch():
+        async with kobrowser.launch(transport=transport):
             await anyio.sleep_forever()
     await assert_gone(mentioning=str(private_tmp))
     assert leftovers(private_tmp) == []
