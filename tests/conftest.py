@@ -21,9 +21,12 @@
 ``browser`` / ``open_tab``
     One Chromium per test module (``anyio_backend`` is module-scoped, so a
     module-scoped async fixture is allowed), with a generous 60 s default
-    deadline (the machine is shared). ``async with open_tab(url) as tab:``
-    opens a tab on ``url`` and closes it on exit. A module that needs other
-    launch options defines its own ``browser``.
+    deadline (the machine is shared). A module marked
+    ``@pytest.mark.each_transport`` runs once per transport to Chrome (CBOR
+    pipe, JSON pipe, WebSocket: ``kobrowser_transport``), each on its own
+    Chromium. ``async with open_tab(url) as tab:`` opens a tab on ``url``
+    and closes it on exit. A module that needs other launch options defines
+    its own ``browser``.
 
 ``react_vendor``
     Path prefix (``/vendor``) of the React 18 UMD builds that
@@ -60,6 +63,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "both_backends: run this anyio test on asyncio and on trio "
         "(use together with @pytest.mark.anyio)",
     )
+    config.addinivalue_line(
+        "markers",
+        "each_transport: run this module's browser tests over the CBOR pipe, the JSON pipe "
+        "and the WebSocket (the `browser` fixture is launched once per transport)",
+    )
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -68,6 +76,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         and "anyio_backend" in metafunc.fixturenames
     ):
         metafunc.parametrize("anyio_backend", BACKENDS, indirect=True, scope="module")
+    if (
+        metafunc.definition.get_closest_marker("each_transport") is not None
+        and "kobrowser_transport" in metafunc.fixturenames
+    ):
+        from kobrowser.cdp import cbor_codec
+
+        kinds = ["pipe-json", "websocket"]
+        if cbor_codec() is not None or os.environ.get("CI"):
+            kinds.insert(0, "pipe-cbor")  # under CI a missing codec fails these
+        metafunc.parametrize("kobrowser_transport", kinds, indirect=True, scope="module")
 
 
 @pytest.fixture(scope="module")
@@ -114,8 +132,17 @@ OpenTab = Callable[[str], AbstractAsyncContextManager[Tab]]
 
 
 @pytest.fixture(scope="module")
-async def browser(anyio_backend: str) -> AsyncIterator[Browser]:
-    async with kobrowser.launch(timeout=60) as b:
+def kobrowser_transport(request: pytest.FixtureRequest) -> str | None:
+    """The transport ``browser`` is launched with (None: the default)."""
+    kind: str | None = getattr(request, "param", None)
+    return kind
+
+
+@pytest.fixture(scope="module")
+async def browser(anyio_backend: str, kobrowser_transport: str | None) -> AsyncIterator[Browser]:
+    async with kobrowser.launch(timeout=60, transport=kobrowser_transport) as b:
+        if kobrowser_transport is not None:
+            assert b.connection.transport_kind == kobrowser_transport
         yield b
 
 

@@ -26,7 +26,7 @@ from kobrowser.snapshot import _fetch
 from ._browser_helpers import assert_consistent, page
 from .conftest import OpenTab
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.each_transport]  # same answers on every transport
 
 
 def expect(title: str, lines: str) -> str:

@@ -16,7 +16,7 @@ import kobrowser
 from ._browser_helpers import assert_consistent, page
 from .conftest import OpenTab, SnapHtml
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.each_transport]  # same answers on every transport
 
 
 def expect(lines: str, title: str | None = "T") -> str:
