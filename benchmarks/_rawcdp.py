@@ -1,9 +1,14 @@
-"""A bare CDP client over one aiohttp WebSocket, for the benchmark floor.
+"""A bare CDP client for the benchmark floor: one aiohttp WebSocket, or Chrome's CBOR pipe.
 
 Set-up calls (attach, navigate, frame discovery) use a simple
 send-then-read-until-answered loop that also collects events. The timed
 floor (:meth:`RawTab.fetch_all`) sends every ``getFullAXTree`` at once and
 only receives until every answer is in: no JSON decoding, no dispatch.
+
+:class:`RawPipe` is the same client on a Chrome started with
+``--remote-debugging-pipe=cbor`` (:class:`kobrowser.cdp.ChromeProcess`); its
+floor includes the native transcode of each answer into JSON (what every
+CBOR-pipe client must do before it can decode), and nothing else.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from typing import Any
 
 import aiohttp
 
-__all__ = ["RawCDP", "RawTab"]
+__all__ = ["RawCDP", "RawPipe", "RawTab"]
 
 
 class RawCDP:
@@ -42,6 +47,13 @@ class RawCDP:
     def next_id(self) -> int:
         return next(self._ids)
 
+    async def send_json(self, message: dict[str, Any]) -> None:
+        await self.ws.send_str(json.dumps(message))
+
+    async def receive_data(self) -> str | bytes:
+        data: str | bytes = (await self.ws.receive()).data
+        return data
+
     async def call(
         self, method: str, params: dict[str, Any] | None = None, session: str | None = None
     ) -> dict[str, Any]:
@@ -50,10 +62,9 @@ class RawCDP:
         msg: dict[str, Any] = {"id": call_id, "method": method, "params": params or {}}
         if session:
             msg["sessionId"] = session
-        await self.ws.send_str(json.dumps(msg))
+        await self.send_json(msg)
         while True:
-            raw = await self.ws.receive()
-            data = json.loads(raw.data)
+            data = json.loads(await self.receive_data())
             if data.get("id") == call_id:
                 if "error" in data:
                     raise RuntimeError(f"{method}: {data['error']}")
@@ -68,12 +79,42 @@ class RawCDP:
         end = loop.time() + seconds
         while (left := end - loop.time()) > 0:
             try:
-                raw = await asyncio.wait_for(self.ws.receive(), left)
+                raw = await asyncio.wait_for(self.receive_data(), left)
             except TimeoutError:
                 return
-            data = json.loads(raw.data)
+            data = json.loads(raw)
             if "method" in data:
                 self.events.append(data)
+
+
+class RawPipe(RawCDP):
+    """The same bare client over Chrome's CBOR pipe (answers transcoded to JSON bytes)."""
+
+    def __init__(self, transport: Any) -> None:
+        self.transport = transport
+        self._ids = itertools.count(1)
+        self.events: list[dict[str, Any]] = []
+
+    @classmethod
+    async def launch(cls, chrome: Any) -> RawPipe:
+        """On a started :class:`kobrowser.cdp.ChromeProcess` (``transport="pipe-cbor"``)."""
+        return cls(await chrome.open(timeout=60))
+
+    async def close(self) -> None:
+        await self.transport.aclose()
+
+    async def send_json(self, message: dict[str, Any]) -> None:
+        transport = self.transport
+        params = message.get("params")
+        await transport.send(
+            transport.encode_call(
+                message["id"], message["method"], params or None, message.get("sessionId")
+            )
+        )
+
+    async def receive_data(self) -> str | bytes:
+        data: bytes = await self.transport.receive()
+        return data
 
 
 class RawTab:
@@ -156,7 +197,7 @@ class RawTab:
 
         Returns the total bytes (characters) received in answers.
         """
-        ws = self.cdp.ws
+        cdp = self.cdp
         pending = set()
         for sid, frame_id in self.targets:
             call_id = self.cdp.next_id()
@@ -164,13 +205,13 @@ class RawTab:
             if frame_id is not None:
                 params["frameId"] = frame_id
             pending.add(call_id)
-            await ws.send_str(
-                json.dumps({"id": call_id, "method": method, "params": params, "sessionId": sid})
+            await cdp.send_json(
+                {"id": call_id, "method": method, "params": params, "sessionId": sid}
             )
         size = 0
         left = len(pending)
         while left:
-            data = (await ws.receive()).data
+            data = await cdp.receive_data()
             if data[:6] in ('{"id":', b'{"id":'):
                 left -= 1
                 size += len(data)
@@ -185,11 +226,11 @@ async def timed_call(
     call_id = cdp.next_id()
     prefix = f'{{"id":{call_id},'
     start = loop.time()
-    await cdp.ws.send_str(
-        json.dumps({"id": call_id, "method": method, "params": params or {}, "sessionId": session})
+    await cdp.send_json(
+        {"id": call_id, "method": method, "params": params or {}, "sessionId": session}
     )
     while True:
-        data = (await cdp.ws.receive()).data
+        data = await cdp.receive_data()
         if isinstance(data, bytes):
             data = data.decode()
         if data.startswith(prefix):

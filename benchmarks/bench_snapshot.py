@@ -10,7 +10,11 @@ on one page at a time, several rounds, medians reported:
 ``floor``        a bare aiohttp WebSocket that sends ``Accessibility.getFullAXTree``
                  for every frame at once (out-of-process frames attached and
                  all frames listed before timing) and only receives the answers.
-``kobrowser``    ``await tab.snapshot()``.
+``floor pipe``   the same bare client on Chrome's CBOR pipe: only the native
+                 transcode of each answer to JSON on top (the floor of any
+                 client of that pipe, and kobrowser's own transport).
+``kobrowser``    ``await tab.snapshot()`` (``launch()``'s default: the CBOR pipe).
+``kobrowser ws`` the same over the WebSocket (``launch(transport="websocket")``).
 ``kobrowser -i`` ``await tab.snapshot(interactive=True)`` (for reference).
 ``playwright``   ``await page.aria_snapshot(mode="ai")`` (Playwright's AI-mode snapshot).
 
@@ -29,13 +33,14 @@ import asyncio
 import contextlib
 import gc
 import json
+import os
 import statistics
 import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from benchmarks._rawcdp import RawCDP, RawTab, timed_call
+from benchmarks._rawcdp import RawCDP, RawPipe, RawTab, timed_call
 from benchmarks.pages import PAGES, PageServer
 
 NAME = "snapshot"
@@ -45,7 +50,7 @@ PAUSE = 0.25
 """Seconds of idle before each timed call (the machine has few cores; a
 Chrome still freeing the previous contender's answer would slow the next)."""
 
-CONTENDERS = ("floor", "kobrowser", "kobrowser -i", "playwright")
+CONTENDERS = ("floor", "floor pipe", "kobrowser", "kobrowser ws", "kobrowser -i", "playwright")
 
 
 def count_tokens(text: str) -> int:
@@ -77,14 +82,19 @@ async def bench_page(
     """Open ``page`` in every browser, then time the contenders round-robin."""
     url = server.url(page)
     kb_tab = await browsers["kobrowser"].new_tab(url)
+    kbws_tab = await browsers["kobrowser ws"].new_tab(url)
     raw = RawTab(browsers["floor"])
     await raw.open(url)
+    raw_pipe = RawTab(browsers["floor pipe"])
+    await raw_pipe.open(url)
     pw_page = await browsers["playwright"].new_page()
     await pw_page.goto(url, wait_until="load")
     await asyncio.sleep(0.5)  # let the frame registries settle, as RawTab does
     contenders = [
         _Contender("floor", raw.fetch_all),
+        _Contender("floor pipe", raw_pipe.fetch_all),
         _Contender("kobrowser", kb_tab.snapshot),
+        _Contender("kobrowser ws", kbws_tab.snapshot),
         _Contender("kobrowser -i", lambda: kb_tab.snapshot(interactive=True)),
         _Contender("playwright", lambda: pw_page.aria_snapshot(mode="ai")),
     ]
@@ -99,13 +109,19 @@ async def bench_page(
             params = {"frameId": frame_id} if frame_id else {}
             result = await raw.cdp.call("Accessibility.getFullAXTree", params, sid)
             ax_nodes += len(result["nodes"])
-        payload = contenders[0].last
-        kb_text = contenders[1].last.text
-        kbi_text = contenders[2].last.text
-        pw_text = contenders[3].last
+        last = {c.name: c.last for c in contenders}
+        payload = last["floor"]
+        kb_text = last["kobrowser"].text
+        kbi_text = last["kobrowser -i"].text
+        pw_text = last["playwright"]
+        assert last["kobrowser ws"].text == kb_text, "same snapshot over both transports"
     finally:
         with contextlib.suppress(Exception):
             await kb_tab.close()
+        with contextlib.suppress(Exception):
+            await kbws_tab.close()
+        with contextlib.suppress(Exception):
+            await raw_pipe.close()
         with contextlib.suppress(Exception):
             await pw_page.close()
         with contextlib.suppress(Exception):
@@ -141,10 +157,22 @@ async def run_all(pages: list[str], rounds: int) -> list[dict[str, Any]]:
         proc = ChromeProcess(chrome, headless=True)
         ws_url = await proc.start(timeout=30)
         raw_cdp = await RawCDP.connect(ws_url)
+        pipe_proc = ChromeProcess(chrome, headless=True, transport="pipe-cbor")
+        raw_pipe = await RawPipe.launch(pipe_proc)
         try:
-            async with kobrowser.launch(executable_path=chrome) as kb, async_playwright() as p:
+            async with (
+                kobrowser.launch(executable_path=chrome, transport="pipe-cbor") as kb,
+                kobrowser.launch(executable_path=chrome, transport="websocket") as kb_ws,
+                async_playwright() as p,
+            ):
                 pw = await p.chromium.launch(executable_path=chrome, args=["--no-sandbox"])
-                browsers = {"kobrowser": kb, "floor": raw_cdp, "playwright": pw}
+                browsers = {
+                    "kobrowser": kb,
+                    "kobrowser ws": kb_ws,
+                    "floor": raw_cdp,
+                    "floor pipe": raw_pipe,
+                    "playwright": pw,
+                }
                 try:
                     for page in pages:
                         result = await bench_page(page, server, browsers, rounds)
@@ -155,6 +183,8 @@ async def run_all(pages: list[str], rounds: int) -> list[dict[str, Any]]:
         finally:
             await raw_cdp.close()
             await proc.aclose()
+            await raw_pipe.close()
+            await pipe_proc.aclose()
     return results
 
 
@@ -164,7 +194,7 @@ def _print_result(r: dict[str, Any]) -> None:
         f"{r['page']:8} frames={r['frames']:3} ax_nodes={r['ax_nodes']:6} "
         f"payload={r['payload'] / 1e6:6.2f}MB | "
         + " ".join(f"{k}={v * 1000:7.1f}ms" for k, v in m.items())
-        + f" | kb/floor={m['kobrowser'] / m['floor']:.3f} "
+        + f" | kb/floor pipe={m['kobrowser'] / m['floor pipe']:.3f} "
         f"kb/pw={m['kobrowser'] / m['playwright']:.3f} "
         f"tokens kb={r['tokens']['kobrowser']} pw={r['tokens']['playwright']} "
         f"({r['tokens']['kobrowser'] / r['tokens']['playwright']:.0%})",
@@ -176,20 +206,21 @@ def _print_result(r: dict[str, Any]) -> None:
 def table(results: list[dict[str, Any]]) -> str:
     """The results as a Markdown table."""
     lines = [
-        "| page | frames | AX nodes | AX payload | floor | kobrowser | kobrowser -i "
-        "| Playwright ai | kb / floor | kb / Playwright | tokens kb | tokens -i "
-        "| tokens Playwright | kb / Playwright tokens |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| page | frames | AX nodes | AX payload | floor (ws) | floor pipe | kobrowser "
+        "| kobrowser ws | kobrowser -i | Playwright ai | kb / floor pipe | kb / Playwright "
+        "| kb ws / Playwright | tokens kb | tokens -i | tokens Playwright |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         m, t = r["median"], r["tokens"]
         lines.append(
             f"| {r['page']} | {r['frames']} | {r['ax_nodes']:,} | {r['payload'] / 1e6:.1f} MB "
-            f"| {m['floor'] * 1000:.0f} ms | {m['kobrowser'] * 1000:.0f} ms "
+            f"| {m['floor'] * 1000:.0f} ms | {m['floor pipe'] * 1000:.0f} ms "
+            f"| {m['kobrowser'] * 1000:.0f} ms | {m['kobrowser ws'] * 1000:.0f} ms "
             f"| {m['kobrowser -i'] * 1000:.0f} ms | {m['playwright'] * 1000:.0f} ms "
-            f"| {m['kobrowser'] / m['floor']:.2f}x | {m['kobrowser'] / m['playwright']:.2f}x "
-            f"| {t['kobrowser']:,} | {t['kobrowser -i']:,} | {t['playwright']:,} "
-            f"| {t['kobrowser'] / t['playwright']:.0%} |"
+            f"| {m['kobrowser'] / m['floor pipe']:.2f}x | {m['kobrowser'] / m['playwright']:.2f}x "
+            f"| {m['kobrowser ws'] / m['playwright']:.2f}x "
+            f"| {t['kobrowser']:,} | {t['kobrowser -i']:,} | {t['playwright']:,} |"
         )
     lines.append("")
     lines.append("Cold first call per page (Chrome builds its AX tree; not in the medians):")
@@ -365,8 +396,15 @@ def paths_table(rows: list[tuple[str, float, int]]) -> str:
 
 
 async def _run(pages: list[str], rounds: int, paths: bool) -> str:
+    load_before = os.getloadavg()
     results = await run_all(pages, rounds)
-    body = f"{rounds} rounds, medians.\n\n" + table(results)
+    load_after = os.getloadavg()
+    body = (
+        f"{rounds} rounds, medians. Load average before/after: "
+        f"{load_before[0]:.1f} / {load_after[0]:.1f} (1 min; the machine is shared, so the"
+        " figures are noisy; compare rows measured in this same interleaved run).\n\n"
+        + table(results)
+    )
     if paths:
         with PageServer() as server:
             rows = await probe_paths(server, rounds)

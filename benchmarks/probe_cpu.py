@@ -8,7 +8,8 @@ Chrome browser process (with Playwright: also its Node driver), and this
 Python process. It backs the throughput-ceiling figures in RESULTS.md; it is
 a probe, not a runner benchmark (nothing is recorded).
 
-Run: ``.venv/bin/python -m benchmarks.probe_cpu [--tabs 16] [--rows 250] [--rounds 5]``
+Run: ``.venv/bin/python -m benchmarks.probe_cpu [--tabs 16] [--rows 250] [--rounds 5]
+[--transports websocket,pipe-cbor]``
 (``--tabs 1 --rows 2400`` for the big table).
 """
 
@@ -84,7 +85,16 @@ async def _account(name: str, rounds: int, round_: Callable[[], Awaitable[Any]])
     print(f"{name}: round {wall * 1000:.0f} ms wall, CPU {total:.0f} ms ({parts})", flush=True)
 
 
-async def _run(tabs: int, rows: int, rounds: int) -> None:
+def _gather(call: Callable[[Any], Awaitable[Any]], tabs: list[Any]) -> Callable[[], Awaitable[Any]]:
+    """A round: ``call(tab)`` on every tab at once."""
+
+    async def round_() -> Any:
+        return await asyncio.gather(*(call(t) for t in tabs))
+
+    return round_
+
+
+async def _run(tabs: int, rows: int, rounds: int, transports: list[str]) -> None:
     from playwright.async_api import async_playwright
 
     import kobrowser
@@ -93,20 +103,19 @@ async def _run(tabs: int, rows: int, rounds: int) -> None:
     chrome = find_chrome()
     with PageServer(rows=rows) as server:
         url = server.url("table")
-        async with kobrowser.launch(executable_path=chrome, timeout=120) as kb:
-            kb_tabs = [await kb.new_tab(url) for _ in range(tabs)]
-            await _account(
-                "kobrowser tab.snapshot()",
-                rounds,
-                lambda: asyncio.gather(*(t.snapshot() for t in kb_tabs)),
-            )
-            await _account(
-                "bare Accessibility.getFullAXTree (json-decoded)",
-                rounds,
-                lambda: asyncio.gather(
-                    *(t.cdp.send("Accessibility.getFullAXTree") for t in kb_tabs)
-                ),
-            )
+        for kind in transports:
+            async with kobrowser.launch(executable_path=chrome, timeout=120, transport=kind) as kb:
+                kb_tabs = [await kb.new_tab(url) for _ in range(tabs)]
+                await _account(
+                    f"kobrowser tab.snapshot() [{kind}]",
+                    rounds,
+                    _gather(lambda t: t.snapshot(), kb_tabs),
+                )
+                await _account(
+                    f"bare Accessibility.getFullAXTree (json-decoded) [{kind}]",
+                    rounds,
+                    _gather(lambda t: t.cdp.send("Accessibility.getFullAXTree"), kb_tabs),
+                )
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=chrome, args=["--no-sandbox"])
             try:
@@ -128,8 +137,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tabs", type=int, default=16)
     parser.add_argument("--rows", type=int, default=250)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument(
+        "--transports",
+        default="websocket,pipe-cbor",
+        help="kobrowser's transports to account, comma-separated (before/after the pipe)",
+    )
     args = parser.parse_args(argv)
-    asyncio.run(_run(args.tabs, args.rows, args.rounds))
+    print(f"load average (1 min): {os.getloadavg()[0]:.1f}", flush=True)
+    asyncio.run(_run(args.tabs, args.rows, args.rounds, args.transports.split(",")))
 
 
 if __name__ == "__main__":
