@@ -45,6 +45,14 @@ def no_codec(monkeypatch: pytest.MonkeyPatch) -> None:
 # -- choosing the transport -------------------------------------------------------
 
 
+def test_the_codec_is_built_on_ci() -> None:
+    # scripts/setup.sh installs with gcc and the Python headers: a build that
+    # failed quietly (the extension is optional) must not pass CI unseen.
+    if not os.environ.get("CI"):
+        pytest.skip("only checked under CI")
+    assert _pipe.cbor_codec() is not None, "kobrowser.cdp._cbor did not build"
+
+
 def test_transport_from_option_then_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KOBROWSER_TRANSPORT", raising=False)
     cbor = "pipe-cbor" if _pipe.cbor_codec() is not None else "pipe-json"
