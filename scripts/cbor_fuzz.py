@@ -1,0 +1,102 @@
+"""Mutation fuzzer of the CBOR codec: random bytes, truncations, bit flips of messages.
+
+Every input must give JSON or a CBORError whose offset lies inside the input;
+anything else (a crash, a sanitizer report) fails. Run by scripts/cbor-asan.sh
+against a sanitized build; ``python scripts/cbor_fuzz.py [seconds]`` runs it
+against the installed codec. ``KOBROWSER_FUZZ_SEED=file.cbor`` adds a real
+message (e.g. a recorded ``getFullAXTree`` answer) to the seeds.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path[:0] = [
+    p for p in (os.environ.get("KOBROWSER_ASAN_PKG"), str(Path(__file__).resolve().parents[1])) if p
+]
+
+from kobrowser.cdp import cbor_codec  # noqa: E402
+from tests.cdp._cbor_ref import Binary, chrome_encode  # noqa: E402
+
+rng = random.Random(1234)
+
+
+def rand_text() -> str:
+    def one() -> str:
+        return chr(
+            rng.choice(
+                [
+                    rng.randrange(32, 127),
+                    rng.randrange(0x80, 0xD7FF),
+                    rng.randrange(0x10000, 0x10FFFF),
+                ]
+            )
+        )
+
+    return "".join(one() for _ in range(rng.randrange(12)))
+
+
+def rand_value(depth: int = 0) -> Any:
+    kind = rng.randrange(9 if depth < 4 else 6)
+    if kind == 0:
+        return None
+    if kind == 1:
+        return rng.random() < 0.5
+    if kind == 2:
+        return rng.randrange(-(2**40), 2**40)
+    if kind == 3:
+        return rng.random() * 10 ** rng.randrange(-5, 300)
+    if kind == 4:
+        return rand_text()
+    if kind == 5:
+        return Binary(os.urandom(rng.randrange(8)))
+    if kind in (6, 7):
+        return [rand_value(depth + 1) for _ in range(rng.randrange(5))]
+    return {f"k{rng.randrange(99)}é": rand_value(depth + 1) for _ in range(rng.randrange(5))}
+
+
+def main(seconds: float) -> None:
+    codec = cbor_codec()
+    assert codec is not None, "kobrowser.cdp._cbor is not built"
+    print("codec:", codec.__file__, flush=True)
+    seeds = [
+        chrome_encode({"id": rng.randrange(1, 10**6), "result": rand_value()}) for _ in range(300)
+    ]
+    seed_file = os.environ.get("KOBROWSER_FUZZ_SEED")
+    if seed_file:
+        seeds.append(Path(seed_file).read_bytes()[:200_000])
+    count = transcoded = rejected = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pick = rng.random()
+        if pick < 0.2:
+            data = os.urandom(rng.randrange(64))
+        else:
+            base = bytearray(rng.choice(seeds))
+            if pick < 0.5:
+                data = bytes(base[: rng.randrange(len(base) + 1)])
+            else:
+                for _ in range(rng.randrange(1, 6)):
+                    base[rng.randrange(len(base))] ^= 1 << rng.randrange(8)
+                data = bytes(base)
+        try:
+            codec.to_json(data)
+            transcoded += 1
+        except codec.CBORError as exc:
+            assert 0 <= exc.offset <= len(data), (exc, data)
+            rejected += 1
+        count += 1
+    for _ in range(20_000):
+        value = rand_value()
+        if not isinstance(value, Binary):
+            codec.to_json(codec.encode(value))
+    print(f"{count} inputs: {transcoded} transcoded, {rejected} rejected; 20000 values encoded")
+
+
+if __name__ == "__main__":
+    main(float(sys.argv[1]) if len(sys.argv) > 1 else 60.0)
