@@ -50,16 +50,17 @@ def pid_alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[-1].split()[:1] != ["Z"]
 
 
-def _lock_pid(profile: Path) -> int | None:
-    """The Chrome pid in the profile's SingletonLock (``host-pid``), if it is on this host."""
+def _locked(profile: Path) -> bool:
+    """Whether a Chrome may still use the profile: its SingletonLock (``host-pid``)
+    names a live process, or another host (a container sharing the temp dir)."""
     try:
         target = os.readlink(profile / "SingletonLock")
     except OSError:
-        return None
+        return False
     host, _, pid = target.rpartition("-")
     if host != socket.gethostname() or not pid.isdigit():
-        return None
-    return int(pid)
+        return True  # not ours to judge
+    return pid_alive(int(pid))
 
 
 def sweep_stale_profiles(directory: str | None = None) -> list[str]:
@@ -67,7 +68,8 @@ def sweep_stale_profiles(directory: str | None = None) -> list[str]:
 
     A profile is stale when the process named in its directory name is gone
     and no Chrome holds its ``SingletonLock``. Profiles of live processes,
-    of other users and in the old unnamed format are left alone.
+    of other users, locked from another host, and in the old unnamed format
+    are left alone.
 
     Returns:
         The paths removed.
@@ -88,8 +90,7 @@ def sweep_stale_profiles(directory: str | None = None) -> list[str]:
         if pid_alive(int(match.group(1))):
             continue
         path = Path(entry.path)
-        chrome = _lock_pid(path)
-        if chrome is not None and pid_alive(chrome):
+        if _locked(path):
             continue
         if remove_tree(str(path)):
             removed.append(str(path))

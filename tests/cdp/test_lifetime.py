@@ -225,14 +225,17 @@ def test_sweep_removes_only_profiles_of_dead_owners(tmp_path: Path) -> None:
     old_format = tmp_path / "kobrowser-profile-xyz123"
     chrome_alive = tmp_path / f"kobrowser-profile-{dead}-jkl"
     other = tmp_path / f"something-{dead}-else"
-    for path in (mine, parent, old_format, chrome_alive, other):
+    foreign = tmp_path / f"kobrowser-profile-{dead}-mno"
+    for path in (mine, parent, old_format, chrome_alive, other, foreign):
         path.mkdir()
+    # locked by a Chrome of another host (a container sharing this temp dir)
+    os.symlink(f"not-{os.uname().nodename}-{dead}", foreign / "SingletonLock")
     # a Chrome still holds this one (its SingletonLock names a live pid)
     os.symlink(f"{os.uname().nodename}-{os.getpid()}", chrome_alive / "SingletonLock")
     # a stale lock (dead Chrome) does not keep a profile
     os.symlink(f"{os.uname().nodename}-{dead}", stale / "SingletonLock")
     assert sorted(sweep_stale_profiles(str(tmp_path))) == [str(downloads), str(stale)]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        p.name for p in (mine, parent, old_format, chrome_alive, other)
+        p.name for p in (mine, parent, old_format, chrome_alive, other, foreign)
     )
     assert sweep_stale_profiles(str(tmp_path / "missing")) == []
