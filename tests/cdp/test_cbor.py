@@ -245,3 +245,17 @@ def test_every_truncation_is_an_error(value: Any) -> None:
         with pytest.raises(codec.CBORError) as info:
             codec.to_json(data[:end])
         assert 0 <= info.value.offset <= end
+
+
+def test_a_transcoded_big_reply_takes_the_fast_path() -> None:
+    # Chrome's key order (id, result, sessionId) survives the transcode, so a
+    # large reply is sliced by split_reply instead of the envelope decoder.
+    from kobrowser.cdp._wire import BIG_REPLY, split_reply
+
+    result = {"nodes": [{"nodeId": str(i), "name": {"value": "名前 😀"}} for i in range(20000)]}
+    data = codec.to_json(chrome_encode({"id": 12, "result": result, "sessionId": "A1B2C3"}))
+    assert len(data) >= BIG_REPLY
+    reply = split_reply(data)
+    assert reply is not None
+    assert reply[0] == 12
+    assert msgspec.json.decode(reply[1]) == result
