@@ -39,6 +39,7 @@ if _typing.TYPE_CHECKING:
     from ._tab import Tab
     from .actions import Action, Outcome, parse_action, parse_actions
     from .cdp import CDPEvent, CDPSession, EventStream
+    from .scrape import Scraper, ScrapeResult, scrape
     from .snapshot import ParsedSnapshot, SnapshotLine, parse_snapshot
 
 # Everything but the exceptions is imported on first use, so that the
@@ -65,6 +66,9 @@ _LAZY = {
     "ParsedSnapshot": ".snapshot",
     "SnapshotLine": ".snapshot",
     "parse_snapshot": ".snapshot",
+    "ScrapeResult": ".scrape",
+    "Scraper": ".scrape",
+    "scrape": ".scrape",
 }
 
 
@@ -111,6 +115,8 @@ __all__ = [
     "ParsedSnapshot",
     "ProtocolError",
     "Response",
+    "ScrapeResult",
+    "Scraper",
     "Snapshot",
     "SnapshotError",
     "SnapshotLine",
@@ -125,4 +131,5 @@ __all__ = [
     "parse_action",
     "parse_actions",
     "parse_snapshot",
+    "scrape",
 ]

@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from ._parser import parse
+from ._parser import command_word, parse
 from ._protocol import (
     PROTOCOL_VERSION,
     RuntimeDirError,
@@ -65,6 +65,10 @@ class ClientError(Exception):
 def main(argv: list[str] | None = None) -> int:
     """Run one command line; return the exit status (0, 1 failed, 2 bad usage)."""
     argv = sys.argv[1:] if argv is None else argv
+    if command_word(argv) == "scrape":  # runs here in the foreground, not in the daemon
+        from ..scrape._cli import main as scrape_main
+
+        return scrape_main(argv)
     try:
         cmd, args, options = parse(argv, PROG)
     except SystemExit as exc:  # --help (0) or bad usage (2)

@@ -38,6 +38,9 @@ Ids are the numbers of the latest `ko-browser snapshot` of the current tab.
 The first command of a session starts a background daemon that keeps Chrome
 open; `ko-browser close` stops both. Exit status: 0 success, 1 the command
 failed (one line on stderr says what to do), 2 bad usage.
+
+`ko-browser scrape URLS_FILE -o out.jsonl` scrapes many URLs in the
+foreground, without a session (see `ko-browser scrape --help`).
 """
 
 

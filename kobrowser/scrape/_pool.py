@@ -1,0 +1,315 @@
+"""The browsers of a scrape: local Chromes or remote CDP endpoints, and their tabs.
+
+One keeper task per endpoint holds its :class:`~kobrowser.Browser` open
+(``async with``, so it is entered and left in that one task) and replaces it
+when it is lost: a local Chrome is launched again, a remote endpoint is
+connected to again, after a back-off that grows with each failure in a row.
+Workers lease a tab from the least loaded browser that is up; a tab goes
+back to its browser's idle list when the page is done, or is closed when it
+is spent (crashed, hung, or its browser was replaced).
+
+Every tab of a browser lives in one isolated context the pool creates
+(downloads denied there), so pages never share state with the browser's own
+tabs on a remote endpoint.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+import anyio
+import anyio.abc
+
+import kobrowser
+from kobrowser import KoBrowserError
+
+if TYPE_CHECKING:
+    from kobrowser import Browser, BrowserContext, Tab
+
+__all__ = ["BrowserPool", "Endpoint", "Lease", "NoBrowserError"]
+
+#: Failed starts in a row after which an endpoint counts as unavailable (it
+#: is still retried; while every endpoint is unavailable, pages fail).
+MAX_FAILURES = 5
+#: The same for a local Chrome that never started (a launch error repeats).
+MAX_LAUNCH_FAILURES = 2
+BACKOFF_CAP = 30.0
+
+
+class NoBrowserError(KoBrowserError):
+    """No browser endpoint is up, and every one failed its recent starts."""
+
+
+def backoff(failures: int, *, base: float = 0.5, cap: float = BACKOFF_CAP) -> float:
+    """Seconds to wait after ``failures`` failures in a row (with +-25% jitter)."""
+    delay = min(cap, base * 2.0 ** max(0, failures - 1))
+    return delay * random.uniform(0.75, 1.25)
+
+
+class Endpoint:
+    """One browser of the pool: a local Chrome (``address`` None) or a CDP endpoint.
+
+    Attributes:
+        label: how errors name it (the address, or ``local Chrome #N``).
+        state: ``"starting"``, ``"up"`` or ``"down"``.
+        active: tabs leased out now.
+        generation: bumped each time its browser is replaced.
+        failures: failed starts (or losses) in a row.
+        error: the latest failure, one line.
+    """
+
+    def __init__(self, index: int, address: str | None) -> None:
+        self.index = index
+        self.address = address
+        self.label = address if address is not None else f"local Chrome #{index + 1}"
+        self.state: Literal["starting", "up", "down"] = "starting"
+        self.browser: Browser | None = None
+        self.context: BrowserContext | None = None
+        self.generation = 0
+        self.active = 0
+        self.idle: list[Tab] = []
+        self.tabs: set[Tab] = set()  # the pool's tabs on the current browser
+        self.failures = 0
+        self.ever_up = False
+        self.error = ""
+        self.lost = anyio.Event()
+
+    def __repr__(self) -> str:
+        return f"<Endpoint {self.label} {self.state} active={self.active}>"
+
+    @property
+    def unavailable(self) -> bool:
+        """Down, and failed often enough in a row that pages should not wait for it."""
+        limit = MAX_FAILURES if self.ever_up or self.address else MAX_LAUNCH_FAILURES
+        return self.state != "up" and self.failures >= limit
+
+
+class Lease:
+    """A tab lent to one page attempt, with the browser generation it belongs to."""
+
+    __slots__ = ("browser", "endpoint", "generation", "tab")
+
+    def __init__(self, endpoint: Endpoint, browser: Browser, tab: Tab) -> None:
+        self.endpoint = endpoint
+        self.browser = browser
+        self.tab = tab
+        self.generation = endpoint.generation
+
+    @property
+    def browser_lost(self) -> bool:
+        """The tab's browser went away (or was replaced) since the lease."""
+        endpoint = self.endpoint
+        return (
+            self.browser.connection.closed
+            or endpoint.generation != self.generation
+            or endpoint.lost.is_set()
+        )
+
+
+class BrowserPool:
+    """The endpoints of a scrape and their tabs (see the module docstring)."""
+
+    def __init__(
+        self,
+        addresses: Sequence[str] | None,
+        browsers: int,
+        *,
+        timeout: float,
+        max_idle: int,
+        launch_options: dict[str, Any],
+    ) -> None:
+        if addresses:
+            self.endpoints = [Endpoint(i, address) for i, address in enumerate(addresses)]
+        else:
+            self.endpoints = [Endpoint(i, None) for i in range(browsers)]
+        self.timeout = timeout
+        self.max_idle = max_idle
+        self._launch_options = launch_options
+        self._changed = anyio.Event()
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    @property
+    def browsers(self) -> list[Browser]:
+        """The browsers up now."""
+        return [ep.browser for ep in self.endpoints if ep.browser is not None and ep.state == "up"]
+
+    # -- keepers ---------------------------------------------------------------
+
+    async def run(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
+        """Keep every endpoint's browser open until cancelled."""
+        async with anyio.create_task_group() as tg:
+            for endpoint in self.endpoints:
+                tg.start_soon(self._keep, endpoint)
+            task_status.started()
+
+    async def _keep(self, endpoint: Endpoint) -> None:
+        while True:
+            endpoint.state = "starting"
+            endpoint.lost = anyio.Event()
+            try:
+                async with self._open(endpoint) as browser:
+                    await self._serve(endpoint, browser)
+            except KoBrowserError as exc:
+                endpoint.error = f"{endpoint.label}: {_one_line(exc)}"
+            self._down(endpoint)
+            endpoint.failures += 1
+            self._notify()
+            await anyio.sleep(backoff(endpoint.failures))
+
+    async def _serve(self, endpoint: Endpoint, browser: Browser) -> None:
+        """Lend ``browser``'s tabs until it is lost (or a tab cannot be opened)."""
+        lost = endpoint.lost
+        reasons: list[str] = []
+
+        def on_close(reason: str) -> None:
+            reasons.append(reason)
+            lost.set()
+
+        browser.connection.on_close(on_close)
+        context = await self._prepare(browser)
+        endpoint.browser, endpoint.context = browser, context
+        endpoint.state = "up"
+        endpoint.failures = 0
+        endpoint.ever_up = True
+        self._notify()
+        await lost.wait()
+        if reasons:
+            endpoint.error = f"lost the browser {endpoint.label}: {reasons[0]}"
+        self._down(endpoint)
+
+    def _open(self, endpoint: Endpoint) -> Browser:
+        if endpoint.address is None:
+            return kobrowser.launch(timeout=self.timeout, **self._launch_options)
+        return kobrowser.connect(endpoint.address, timeout=self.timeout)
+
+    async def _prepare(self, browser: Browser) -> BrowserContext | None:
+        """An isolated context for the pool's tabs, downloads denied (best effort)."""
+        context: BrowserContext | None
+        try:
+            context = await browser.new_context()
+        except KoBrowserError:  # an endpoint without contexts: use its default one
+            context = None
+        if context is not None or browser.pid is not None:  # never change a remote's default
+            params: dict[str, Any] = {"behavior": "deny", "eventsEnabled": True}
+            if context is not None:
+                params["browserContextId"] = context.id
+            with contextlib.suppress(KoBrowserError):
+                await browser.cdp.send("Browser.setDownloadBehavior", params)
+        return context
+
+    def _down(self, endpoint: Endpoint) -> None:
+        if endpoint.state == "down":
+            return
+        endpoint.state = "down"
+        endpoint.browser = endpoint.context = None
+        endpoint.idle.clear()
+        endpoint.tabs.clear()
+        endpoint.generation += 1
+        self._notify()
+
+    # -- leases ----------------------------------------------------------------
+
+    def unavailable_reason(self) -> str | None:
+        """Why no page can be loaded now (every endpoint unavailable), or None."""
+        if not all(ep.unavailable for ep in self.endpoints):
+            return None
+        errors = "; ".join(ep.error or f"{ep.label}: not up" for ep in self.endpoints)
+        return f"no browser available: {errors}"
+
+    async def lease(self) -> Lease:
+        """A tab on the least loaded browser that is up; waits while none is up.
+
+        Raises:
+            NoBrowserError: every endpoint is unavailable (see ``MAX_FAILURES``).
+        """
+        while True:
+            up = [ep for ep in self.endpoints if ep.state == "up"]
+            if up:
+                endpoint = min(up, key=lambda ep: (ep.active, ep.index))
+                browser = endpoint.browser
+                assert browser is not None
+                endpoint.active += 1
+                try:
+                    tab = await self._tab(endpoint, browser)
+                except BaseException:
+                    endpoint.active -= 1
+                    raise
+                if tab is not None:
+                    return Lease(endpoint, browser, tab)
+                endpoint.active -= 1
+                continue
+            reason = self.unavailable_reason()
+            if reason is not None:
+                raise NoBrowserError(reason)
+            await self._changed.wait()
+
+    async def _tab(self, endpoint: Endpoint, browser: Browser) -> Tab | None:
+        """An idle tab of ``endpoint`` or a new one; None when the browser failed."""
+        while endpoint.idle:
+            tab = endpoint.idle.pop()
+            if not tab.closed:
+                return tab
+            endpoint.tabs.discard(tab)
+        generation = endpoint.generation
+        opener = endpoint.context if endpoint.context is not None else browser
+        try:
+            tab = await opener.new_tab(timeout=self.timeout)
+        except KoBrowserError as exc:
+            # A browser that cannot open a tab is replaced like a lost one.
+            if endpoint.generation == generation:
+                endpoint.error = f"{endpoint.label}: cannot open a tab: {_one_line(exc)}"
+                endpoint.lost.set()
+            return None
+        if endpoint.generation != generation:  # replaced meanwhile
+            return None
+        endpoint.tabs.add(tab)
+        return tab
+
+    async def release(self, lease: Lease, *, retire: bool) -> None:
+        """Give the tab back (idle) or close it when spent. Shielded from cancellation."""
+        endpoint = lease.endpoint
+        endpoint.active -= 1
+        tab = lease.tab
+        with anyio.CancelScope(shield=True):
+            if lease.browser_lost:
+                return  # the browser closes its tabs
+            await self.close_popups(lease)
+            if retire or tab.closed or len(endpoint.idle) >= self.max_idle:
+                endpoint.tabs.discard(tab)
+                await tab.close()
+            else:
+                endpoint.idle.append(tab)
+
+    async def close_popups(self, lease: Lease) -> int:
+        """Close the tabs the pool's pages opened (popups, ``target=_blank``)."""
+        endpoint = lease.endpoint
+        if lease.browser_lost:
+            return 0
+        ours = endpoint.tabs
+        scope = endpoint.context.tabs if endpoint.context is not None else lease.browser.tabs
+        popups = [tab for tab in scope if tab not in ours and _opened_by(tab, ours)]
+        for popup in popups:
+            await popup.close()
+        return len(popups)
+
+
+def _opened_by(tab: Tab, ours: set[Tab]) -> bool:
+    opener = tab.opener
+    for _ in range(32):  # a chain of popups, each opened by the one before
+        if opener is None:
+            return False
+        if opener in ours:
+            return True
+        opener = opener.opener
+    return False
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
