@@ -10,7 +10,8 @@ is spent (crashed, hung, or its browser was replaced).
 
 Every tab of a browser lives in one isolated context the pool creates
 (downloads denied there), so pages never share state with the browser's own
-tabs on a remote endpoint.
+tabs on a remote endpoint. Tabs the pages open (popups) are closed as soon
+as they are set up.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 
 import kobrowser
 from kobrowser import KoBrowserError
@@ -37,6 +39,8 @@ MAX_FAILURES = 5
 #: The same for a local Chrome that never started (a launch error repeats).
 MAX_LAUNCH_FAILURES = 2
 BACKOFF_CAP = 30.0
+#: Least deadline for starting or reaching a browser, in seconds.
+START_TIMEOUT = 30.0
 
 
 class NoBrowserError(KoBrowserError):
@@ -178,15 +182,40 @@ class BrowserPool:
         endpoint.failures = 0
         endpoint.ever_up = True
         self._notify()
-        await lost.wait()
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._close_popups, endpoint, browser)
+                await lost.wait()
+                tg.cancel_scope.cancel()
+        finally:
+            # Down before the browser closes (also when cancelled): no new lease on it.
+            self._down(endpoint)
         if reasons:
             endpoint.error = f"lost the browser {endpoint.label}: {reasons[0]}"
-        self._down(endpoint)
+
+    async def _close_popups(self, endpoint: Endpoint, browser: Browser) -> None:
+        """Close every tab the pool's pages open (popups, ``target=_blank``) once it is set up.
+
+        Popups are not scraped; closing them keeps a page that opens many
+        from filling the browser. The opener's record is not affected.
+        """
+        while True:
+            try:
+                tab = await browser.wait_for_tab(timeout=3600)
+            except KoBrowserError:
+                continue
+            context = endpoint.context
+            ours = context is not None and tab.context is context
+            if ours or _opened_by(tab, endpoint.tabs):
+                await _close(tab)
 
     def _open(self, endpoint: Endpoint) -> Browser:
+        # Starting a browser may take longer than a page on a busy machine;
+        # page-level calls pass their own deadline.
+        timeout = max(self.timeout, START_TIMEOUT)
         if endpoint.address is None:
-            return kobrowser.launch(timeout=self.timeout, **self._launch_options)
-        return kobrowser.connect(endpoint.address, timeout=self.timeout)
+            return kobrowser.launch(timeout=timeout, **self._launch_options)
+        return kobrowser.connect(endpoint.address, timeout=timeout)
 
     async def _prepare(self, browser: Browser) -> BrowserContext | None:
         """An isolated context for the pool's tabs, downloads denied (best effort)."""
@@ -229,7 +258,8 @@ class BrowserPool:
             NoBrowserError: every endpoint is unavailable (see ``MAX_FAILURES``).
         """
         while True:
-            up = [ep for ep in self.endpoints if ep.state == "up"]
+            await anyio.lowlevel.checkpoint()
+            up = [ep for ep in self.endpoints if ep.state == "up" and not ep.lost.is_set()]
             if up:
                 endpoint = min(up, key=lambda ep: (ep.active, ep.index))
                 browser = endpoint.browser
@@ -276,27 +306,20 @@ class BrowserPool:
         endpoint = lease.endpoint
         endpoint.active -= 1
         tab = lease.tab
-        with anyio.CancelScope(shield=True):
-            if lease.browser_lost:
-                return  # the browser closes its tabs
-            await self.close_popups(lease)
-            if retire or tab.closed or len(endpoint.idle) >= self.max_idle:
-                endpoint.tabs.discard(tab)
-                await tab.close()
-            else:
-                endpoint.idle.append(tab)
-
-    async def close_popups(self, lease: Lease) -> int:
-        """Close the tabs the pool's pages opened (popups, ``target=_blank``)."""
-        endpoint = lease.endpoint
         if lease.browser_lost:
-            return 0
-        ours = endpoint.tabs
-        scope = endpoint.context.tabs if endpoint.context is not None else lease.browser.tabs
-        popups = [tab for tab in scope if tab not in ours and _opened_by(tab, ours)]
-        for popup in popups:
-            await popup.close()
-        return len(popups)
+            return  # the browser closes its tabs
+        if retire or tab.closed or len(endpoint.idle) >= self.max_idle:
+            endpoint.tabs.discard(tab)
+            await _close(tab)
+        else:
+            endpoint.idle.append(tab)
+
+
+async def _close(tab: Tab) -> None:
+    """Close a tab (shielded); a browser going away meanwhile closes it anyway."""
+    # Tab.close lets ConnectionClosedError out when the connection drops during the call.
+    with contextlib.suppress(KoBrowserError):
+        await tab.close()
 
 
 def _opened_by(tab: Tab, ours: set[Tab]) -> bool:

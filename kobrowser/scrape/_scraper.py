@@ -417,7 +417,6 @@ class Scraper:
                 raise Failure(http_error, retry=True, partial=fields)
         snapshot = await tab.snapshot(**self._snapshot_options)
         fields.update(final_url=tab.url, title=snapshot.title, snapshot=snapshot.text)
-        await self._pool.close_popups(lease)
         if http_error:
             raise Failure(http_error, partial=fields)
         if self.extract is not None:
@@ -452,9 +451,8 @@ class Scraper:
             raise Failure(f"extract did not finish within {self.timeout:g} s", partial=fields)
         if not isinstance(value, Mapping):
             raise Failure(f"extract must return a dict, not {type(value).__name__}", partial=fields)
-        data = dict(value)
-        try:
-            msgspec.json.encode(data)
+        try:  # plain JSON values from here on (a set becomes a list, a datetime a string)
+            data: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(dict(value)))
         except (TypeError, msgspec.EncodeError) as exc:
             message = f"extract returned a value that is not JSON: {exc}"
             raise Failure(message, partial=fields) from None
