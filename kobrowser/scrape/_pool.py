@@ -38,6 +38,8 @@ __all__ = ["BrowserPool", "Endpoint", "Lease", "NoBrowserError"]
 MAX_FAILURES = 5
 #: The same for a local Chrome that never started (a launch error repeats).
 MAX_LAUNCH_FAILURES = 2
+#: Tabs a browser failed to open in a row before it is replaced.
+MAX_TAB_FAILURES = 3
 BACKOFF_CAP = 30.0
 #: Least deadline for starting or reaching a browser, in seconds.
 START_TIMEOUT = 30.0
@@ -77,6 +79,7 @@ class Endpoint:
         self.idle: list[Tab] = []
         self.tabs: set[Tab] = set()  # the pool's tabs on the current browser
         self.failures = 0
+        self.tab_failures = 0
         self.ever_up = False
         self.error = ""
         self.lost = anyio.Event()
@@ -179,7 +182,7 @@ class BrowserPool:
         context = await self._prepare(browser)
         endpoint.browser, endpoint.context = browser, context
         endpoint.state = "up"
-        endpoint.failures = 0
+        endpoint.failures = endpoint.tab_failures = 0
         endpoint.ever_up = True
         self._notify()
         try:
@@ -291,13 +294,17 @@ class BrowserPool:
         try:
             tab = await opener.new_tab(timeout=self.timeout)
         except KoBrowserError as exc:
-            # A browser that cannot open a tab is replaced like a lost one.
-            if endpoint.generation == generation:
+            if endpoint.generation == generation and not browser.connection.closed:
                 endpoint.error = f"{endpoint.label}: cannot open a tab: {_one_line(exc)}"
-                endpoint.lost.set()
+                endpoint.tab_failures += 1
+                if endpoint.tab_failures >= MAX_TAB_FAILURES:
+                    endpoint.lost.set()  # replaced like a lost browser
+                else:
+                    await anyio.sleep(backoff(endpoint.tab_failures))
             return None
         if endpoint.generation != generation:  # replaced meanwhile
             return None
+        endpoint.tab_failures = 0
         endpoint.tabs.add(tab)
         return tab
 

@@ -236,8 +236,11 @@ class Scraper:
 
         Raises:
             KoBrowserError: the Scraper is not entered.
-            TypeError: ``urls`` is a single string, or yields a non-string
-                (raised here, after the records of the URLs before it).
+            TypeError: ``urls`` is a single string, or yields a non-string.
+                An error of ``urls`` itself (it yields a non-string, or its
+                iteration raises) stops the run: the pages still loading are
+                cancelled, and the error is raised here after the records
+                already made.
 
         Breaking out of the loop, ``aclose()`` or cancelling the consumer
         cancels the run's pages (their tabs are closed); the Scraper and its

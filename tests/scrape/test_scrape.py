@@ -293,6 +293,27 @@ async def test_bad_input_each_gets_a_record_and_none_stops_the_run(server: PageS
     assert bad[missing].status == 404 and bad[missing].error == "HTTP 404 Not Found"
 
 
+async def test_an_error_of_the_url_iterable_stops_the_run_and_is_raised(
+    server: PageServer, endpoint: EndpointChrome
+) -> None:
+    first = server.set_page("/it/first", page("First"))
+
+    def urls() -> Iterable[object]:
+        yield first
+        yield 42
+
+    seen: list[ScrapeResult] = []
+    with pytest.raises(TypeError, match="urls must give strings, not int: 42"):
+        async with kobrowser.scrape(urls(), endpoints=[endpoint.http]) as results:  # type: ignore[arg-type]
+            async for result in results:
+                seen.append(result)
+    assert all(r.url == first for r in seen)
+    with pytest.raises(TypeError, match="not a single string"):
+        async with kobrowser.scrape(first, endpoints=[endpoint.http]) as results:
+            async for _ in results:
+                pass
+
+
 async def test_scrape_must_be_used_with_async_with() -> None:
     results = kobrowser.scrape(["http://127.0.0.1/"])
     with pytest.raises(TypeError, match=r"async with kobrowser\.scrape"):
