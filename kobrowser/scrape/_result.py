@@ -68,7 +68,7 @@ class ScrapeResult(msgspec.Struct, kw_only=True):
     field is plain JSON.
 
     Attributes:
-        url: the URL as given.
+        url: the URL as given (surrounding white space removed).
         ok: True when the page loaded with an HTTP status below 400 (or no
             HTTP status, e.g. ``file:``), was snapshotted, and ``extract``
             (if any) succeeded.

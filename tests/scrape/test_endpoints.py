@@ -11,6 +11,7 @@ import os
 import signal
 import socket
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -145,6 +146,18 @@ async def test_a_lost_local_browser_is_relaunched(server: PageServer) -> None:
     assert sorted(r.url for r in results) == sorted(urls)
     assert all(r.ok for r in results), [r.error for r in results]
     assert sum(1 for r in results if r.attempts == 2) == 2
+
+
+async def test_no_chrome_fails_every_page_clearly(server: PageServer, tmp_path: Path) -> None:
+    urls = [server.set_page(f"/nochrome/{i}", _page(i)) for i in range(2)]
+    missing = tmp_path / "no-such-chrome"
+    async with Scraper(executable_path=str(missing), timeout=TIMEOUT) as scraper:
+        results = [result async for result in scraper.run(urls)]
+    assert sorted(r.url for r in results) == sorted(urls)
+    for result in results:
+        assert not result.ok and result.attempts == 0 and result.error is not None
+        assert result.error.startswith("no browser available: local Chrome #1: ")
+        assert "is not an executable file" in result.error
 
 
 def _closed_port() -> int:
