@@ -13,6 +13,7 @@ from ._exceptions import (
     CDPTimeoutError,
     ConnectionClosedError,
     ElementError,
+    InvalidArgumentError,
     InvalidSelectorError,
     KoBrowserError,
     LaunchError,
@@ -34,6 +35,7 @@ if _typing.TYPE_CHECKING:
     from ._context import BrowserContext
     from ._dialogs import Dialog
     from ._downloads import Download
+    from ._network import ConsoleMessage, PageError, Request, RequestRecord, Route
     from ._pagestate import Response
     from ._snapshot import Element, Snapshot
     from ._tab import Tab
@@ -52,6 +54,11 @@ _LAZY = {
     "BrowserContext": "._context",
     "Dialog": "._dialogs",
     "Download": "._downloads",
+    "ConsoleMessage": "._network",
+    "PageError": "._network",
+    "Request": "._network",
+    "RequestRecord": "._network",
+    "Route": "._network",
     "Response": "._pagestate",
     "Element": "._snapshot",
     "Snapshot": "._snapshot",
@@ -99,11 +106,13 @@ __all__ = [
     "CDPSession",
     "CDPTimeoutError",
     "ConnectionClosedError",
+    "ConsoleMessage",
     "Dialog",
     "Download",
     "Element",
     "ElementError",
     "EventStream",
+    "InvalidArgumentError",
     "InvalidSelectorError",
     "KoBrowserError",
     "LaunchError",
@@ -112,9 +121,13 @@ __all__ = [
     "NoSnapshotError",
     "NotInteractableError",
     "Outcome",
+    "PageError",
     "ParsedSnapshot",
     "ProtocolError",
+    "Request",
+    "RequestRecord",
     "Response",
+    "Route",
     "ScrapeResult",
     "Scraper",
     "Snapshot",

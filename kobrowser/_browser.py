@@ -43,11 +43,13 @@ __all__ = ["Browser", "connect", "launch"]
 
 _AUTO_ATTACH = {
     "autoAttach": True,
-    # Not paused: a popup's renderer would not answer the set-up calls until
-    # resumed, and a paused page whose set-up failed would hang for good.
-    # Chrome re-sends the lifecycle state when it is enabled, so a tab set up
-    # late still knows how far its document got.
-    "waitForDebuggerOnStart": False,
+    # Paused: the set-up resumes each new page right after pausing what its
+    # routes cover (Fetch, answered by the browser while the page waits), so a
+    # popup's first request is routed too. Everything else is enabled after
+    # that (a paused popup's renderer would not answer); Chrome re-sends the
+    # lifecycle state when it is enabled, so a tab set up late still knows how
+    # far its document got.
+    "waitForDebuggerOnStart": True,
     "flatten": True,
     "filter": [{"type": "page", "exclude": False}],
 }

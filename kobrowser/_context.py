@@ -10,12 +10,15 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ._downloads import download_behavior
-from ._exceptions import KoBrowserError, ProtocolError
+from ._exceptions import KoBrowserError, ProtocolError, TargetClosedError
+from ._network import RouteTable, block_entries, route_entry
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from types import TracebackType
 
     from ._browser import Browser
+    from ._network import RouteHandler, URLPattern
     from ._pagestate import LoadState
     from ._tab import Tab
 
@@ -39,6 +42,7 @@ class BrowserContext:
         self.id = context_id
         self.download_dir = download_dir
         self._closed = False
+        self._routes = RouteTable()
 
     def __repr__(self) -> str:
         return f"<BrowserContext {self.id}{' closed' if self._closed else ''}>"
@@ -84,6 +88,54 @@ class BrowserContext:
         result = await self._browser.cdp.send("Storage.getCookies", {"browserContextId": self.id})
         cookies: list[dict[str, Any]] = result.get("cookies", [])
         return cookies
+
+    # -- network routing ---------------------------------------------------
+
+    async def route(self, pattern: URLPattern, handler: RouteHandler) -> None:
+        """Route the matching requests of every tab of this context, popups included.
+
+        As :meth:`Tab.route <kobrowser.Tab.route>`; a tab's own routes come first.
+
+        Raises:
+            InvalidArgumentError: a bad pattern or handler (nothing changed).
+        """
+        self._routes.add([route_entry(pattern, handler)])
+        await self._sync()
+
+    async def unroute(self, pattern: URLPattern, handler: RouteHandler | None = None) -> int:
+        """Remove the context's routes registered with ``pattern``; returns how many."""
+        removed = self._routes.remove(pattern, handler)
+        await self._sync()
+        return removed
+
+    async def unroute_all(self) -> int:
+        """Remove every route and block of the context; returns how many."""
+        removed = self._routes.clear()
+        await self._sync()
+        return removed
+
+    async def block(
+        self,
+        patterns: URLPattern | Iterable[URLPattern] | None = None,
+        *,
+        types: str | Iterable[str] | None = None,
+    ) -> None:
+        """Block requests in every tab of the context; see :meth:`kobrowser.Tab.block`."""
+        self._routes.add(block_entries(patterns, types))
+        await self._sync()
+
+    async def unblock(self) -> int:
+        """Remove the context's blocks; returns how many."""
+        removed = self._routes.clear(blocking_only=True)
+        await self._sync()
+        return removed
+
+    async def _sync(self) -> None:
+        tabs = [t for t in self._browser._tabs.values() if t._context_id == self.id]
+        for tab in tabs:
+            if not tab.closed:
+                with contextlib.suppress(TargetClosedError):
+                    await tab._net.sync()
 
     async def close(self) -> None:
         """Close the context and all its tabs. Idempotent.

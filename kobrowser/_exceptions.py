@@ -26,6 +26,8 @@ Hierarchy::
      +-- WaitTimeoutError            a wait passed its deadline (also TimeoutError)
      +-- ActionSyntaxError           an action line breaks the grammar (also ValueError)
      +-- ModelError                  the language model failed or could not be reached
+     +-- InvalidArgumentError        a bad argument, found before any browser call (also
+                                     ValueError; ``argument`` names it)
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ __all__ = [
     "CDPTimeoutError",
     "ConnectionClosedError",
     "ElementError",
+    "InvalidArgumentError",
     "InvalidSelectorError",
     "KoBrowserError",
     "LaunchError",
@@ -185,3 +188,17 @@ class ActionSyntaxError(KoBrowserError, ValueError):
 
 class ModelError(KoBrowserError):
     """The language model behind an agent failed: unreachable, refused, or no reply."""
+
+
+class InvalidArgumentError(KoBrowserError, ValueError):
+    """An argument is not valid: nothing was sent to the browser.
+
+    The message names the argument, the value given and what is accepted.
+
+    Attributes:
+        argument: the name of the offending argument, when known.
+    """
+
+    def __init__(self, message: str, *, argument: str | None = None) -> None:
+        super().__init__(message)
+        self.argument = argument

@@ -29,6 +29,7 @@ import anyio
 import msgspec
 
 from ._exceptions import KoBrowserError
+from ._network import RouteTable, TabNetwork
 from ._tab_core import TabCore
 from .cdp._events import ATTACHED, DETACHED
 
@@ -389,6 +390,12 @@ class PageStateMixin(TabCore):
         self._init_error: KoBrowserError | None = None
         self._context_id: str | None = None
         self._opener_id: str | None = None
+        self._net = TabNetwork(session, browser._spawn, lambda: self.timeout, self._context_routes)
+        self._frames.add_setup(self._net.frame_setup)
+
+    def _context_routes(self) -> RouteTable | None:
+        context = self.context
+        return None if context is None else context._routes
 
     @property
     def url(self) -> str:
@@ -414,6 +421,7 @@ class PageStateMixin(TabCore):
         await self.cdp.send("Page.enable")
         await self.cdp.send("Network.enable")
         await self.cdp.send("Page.setLifecycleEventsEnabled", {"enabled": True})
+        await self._net.start_page()
         await super()._init()
         tree = await self.cdp.send("Page.getFrameTree")
         self._page.seed(tree.get("frameTree", {}).get("frame", {}))

@@ -79,6 +79,9 @@ class TargetTracking:
         tab._opener_id = info.openerId
         if info.openerId in self._owned:
             self._owned.add(info.targetId)
+        opener = self._tabs.get(info.openerId) if info.openerId else None
+        if opener is not None:  # a popup starts with its opener's routes
+            tab._net.routes.add(opener._net.routes.entries)
         self._tabs[info.targetId] = tab
         self._spawn(lambda: self._set_up(tab, existing))
 
@@ -86,6 +89,7 @@ class TargetTracking:
         try:
             # Needed even when Chrome reports no wait: an auto-attached popup
             # that shares its opener's renderer blocks the opener until then.
+            await tab._net.prepare_page()
             await tab.cdp.send("Runtime.runIfWaitingForDebugger")
             await tab._init()
         except KoBrowserError as exc:
@@ -109,6 +113,7 @@ class TargetTracking:
     def _on_connection_closed(self, reason: str) -> None:
         for tab in self._tabs.values():
             tab._page.close(reason)
+            tab._net.close(reason)
         self._notify_tabs()
 
     def _notify_tabs(self) -> None:
@@ -143,3 +148,6 @@ class TargetTracking:
         page = getattr(tab, "_page", None)
         if page is not None:
             page.close("the tab was closed")
+        net = getattr(tab, "_net", None)
+        if net is not None:
+            net.close("the tab was closed")
