@@ -26,8 +26,8 @@ Hierarchy::
      +-- WaitTimeoutError            a wait passed its deadline (also TimeoutError)
      +-- ActionSyntaxError           an action line breaks the grammar (also ValueError)
      +-- ModelError                  the language model failed or could not be reached
-     +-- InvalidArgumentError        a bad argument, found before any browser call (also
-                                     ValueError; ``argument`` names it)
+     +-- InvalidArgumentError        a bad argument, found before any browser call
+                                     (also ValueError; ``argument`` names it)
 """
 
 from __future__ import annotations
