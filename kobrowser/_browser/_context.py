@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from .._exceptions import KoBrowserError, ProtocolError
 from ._downloads import download_behavior
-from ._exceptions import KoBrowserError, ProtocolError
 
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from .._pagestate import LoadState
+    from .._tab import Tab
     from ._browser import Browser
-    from ._pagestate import LoadState
-    from ._tab import Tab
 
 __all__ = ["BrowserContext"]
 
