@@ -26,7 +26,13 @@ async def test_added_cookies_reach_the_page_and_read_back(
         await ctx.add_cookies(
             [
                 {"name": "by_url", "value": "1", "url": url},
-                {"name": "by_domain", "value": "2", "domain": host, "path": "/", "expires": expires},
+                {
+                    "name": "by_domain",
+                    "value": "2",
+                    "domain": host,
+                    "path": "/",
+                    "expires": expires,
+                },
                 {"name": "other_path", "value": "3", "domain": host, "path": "/elsewhere"},
                 {"name": "http_only", "value": "4", "url": url, "httpOnly": True},
             ]
