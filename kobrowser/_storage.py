@@ -8,11 +8,14 @@ The layout is Playwright's, so files move between the two both ways::
      "origins": [{"origin": "https://example.com",
                   "localStorage": [{"name": "k", "value": "v"}]}]}
 
-Saving reads localStorage of every origin shown in the context's frames
-(out-of-process ones on their own sessions) straight from DevTools; origins
-visited earlier but no longer shown are read in a scratch tab of the context
-whose every request is answered locally with an empty page (no network).
-Loading sets cookies in one call and localStorage in such a scratch tab.
+As in Playwright, an origin's storage is its own (first-party) one: what a
+top-level document of that origin sees. (An embedded frame's storage is
+partitioned by the top site in Chrome and is not part of the state.)
+Saving reads localStorage of each tab's top document straight from
+DevTools; other origins the context's frames visited are read in a scratch
+tab of the context whose every request is answered locally with an empty
+page (no network, no site script). Loading sets cookies in one call and
+localStorage in such a scratch tab.
 """
 
 from __future__ import annotations
@@ -144,22 +147,14 @@ def track_origins(session: CDPSession, context: Callable[[], BrowserContext | No
     session.add_listener("Page.frameNavigated", navigated)
 
 
-def _sessions_of(tab: Tab) -> list[CDPSession]:
-    return [tab.cdp, *(frame.session for frame in tab._frames.frames())]
-
-
-async def _frame_origins(session: CDPSession, found: dict[str, CDPSession]) -> None:
+async def _top_origin(session: CDPSession, found: dict[str, CDPSession]) -> None:
     try:
         tree = await session.send("Page.getFrameTree")
     except KoBrowserError:
-        return  # the frame went away meanwhile
-    stack = [tree.get("frameTree", {})]
-    while stack:
-        node = stack.pop()
-        origin = node.get("frame", {}).get("securityOrigin", "")
-        if origin.startswith(("http://", "https://")):
-            found.setdefault(origin, session)
-        stack.extend(node.get("childFrames", ()))
+        return  # the tab went away meanwhile
+    origin = tree.get("frameTree", {}).get("frame", {}).get("securityOrigin", "")
+    if origin.startswith(("http://", "https://")):
+        found.setdefault(origin, session)
 
 
 async def _dom_storage(session: CDPSession, origin: str) -> list[tuple[str, str]] | None:
@@ -188,11 +183,12 @@ async def read_state(
         timeout: deadline of each step.
     """
     cookies = await context.cookies()
+    # Only top documents: an embedded frame's storage is partitioned by the
+    # top site, and the state holds each origin's own (first-party) storage.
     live: dict[str, CDPSession] = {}
-    sessions = [s for tab in context.tabs for s in _sessions_of(tab)]
     async with anyio.create_task_group() as group:
-        for session in sessions:
-            group.start_soon(_frame_origins, session, live)
+        for tab in context.tabs:
+            group.start_soon(_top_origin, tab.cdp, live)
     storage: dict[str, list[tuple[str, str]]] = {}
 
     async def read_live(origin: str, session: CDPSession) -> None:
