@@ -15,7 +15,7 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from contextlib import AsyncExitStack, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,9 +25,10 @@ import anyio.abc
 
 from .._concurrency import exit_unwrapped
 from .._exceptions import KoBrowserError, TargetClosedError
+from .._storage import load_state, parse_state, track_origins
 from .._tab import Tab
 from ..cdp import ChromeProcess, Connection, open_transport, resolve_endpoint
-from ._context import BrowserContext
+from ._context import BrowserContext, context_of
 from ._downloads import Download, Downloads, download_behavior
 from ._targets import TargetTracker
 
@@ -96,6 +97,7 @@ class Browser:
             keep_existing=process is None,
         )
         self._contexts: dict[str, BrowserContext] = {}
+        self._default_context = BrowserContext(self, None, None)
         self._downloads = Downloads(self)
         self._download_dir = Path(download_dir).resolve() if download_dir else None
         self._temp_download_dir: Path | None = None
@@ -200,9 +202,11 @@ class Browser:
         self._task_group.start_soon(func)
 
     def _make_tab(self, session_id: str, info: TargetInfo) -> Tab:
-        tab = Tab(self, self.connection.session(session_id), info.targetId)
+        session = self.connection.session(session_id)
+        tab = Tab(self, session, info.targetId)
         tab._context_id = info.browserContextId
         tab._opener_id = info.openerId
+        track_origins(session, lambda: context_of(self, tab._context_id))
         return tab
 
     def _release(self, session_id: str) -> None:
@@ -307,8 +311,15 @@ class Browser:
         return await self._new_tab(url, None, wait_until, timeout)
 
     async def _new_tab(
-        self, url: str, context_id: str | None, wait_until: LoadState, timeout: float | None
+        self,
+        url: str,
+        context_id: str | None,
+        wait_until: LoadState,
+        timeout: float | None,
+        *,
+        current: bool = True,
     ) -> Tab:
+        """Open a tab (in a context); ``current=False`` leaves the current tab as it is."""
         deadline = self.timeout if timeout is None else timeout
         params: dict[str, Any] = {"url": "about:blank"}
         if context_id is not None:
@@ -334,7 +345,8 @@ class Browser:
             raise
         finally:
             targets.expected(target_id)
-        targets.current = tab
+        if current:
+            targets.current = tab
         return tab
 
     async def wait_for_tab(self, *, timeout: float | None = None) -> Tab:
@@ -365,8 +377,16 @@ class Browser:
 
     # -- contexts and downloads ------------------------------------------------
 
+    @property
+    def default_context(self) -> BrowserContext:
+        """The browser's own context: the tabs of :meth:`new_tab` and their popups."""
+        return self._default_context
+
     async def new_context(
-        self, *, download_dir: str | os.PathLike[str] | None = None
+        self,
+        *,
+        download_dir: str | os.PathLike[str] | None = None,
+        storage_state: str | os.PathLike[str] | Mapping[str, Any] | None = None,
     ) -> BrowserContext:
         """Create an isolated browser context: its own cookies, storage and cache.
 
@@ -375,15 +395,33 @@ class Browser:
 
         Args:
             download_dir: where its downloads go (default: the browser's).
+            storage_state: cookies and localStorage to start with: a path to
+                a JSON file saved by :meth:`BrowserContext.storage_state` (or
+                Playwright), or the dict itself.
+
+        Raises:
+            InvalidArgumentError: ``storage_state`` is unreadable or malformed
+                (checked before the context is created).
+
+        Cancelling the caller disposes the half-made context.
         """
+        state = await parse_state(storage_state) if storage_state is not None else None
         result = await self.connection.root.send(
             "Target.createBrowserContext", {"disposeOnDetach": True}
         )
         context = BrowserContext(self, result["browserContextId"], None)
-        self._contexts[context.id] = context
-        directory = download_dir or self._download_dir or self._temp_download_dir
-        if directory is not None:
-            await context.set_download_dir(directory)
+        self._contexts[result["browserContextId"]] = context
+        try:
+            directory = download_dir or self._download_dir or self._temp_download_dir
+            if directory is not None:
+                await context.set_download_dir(directory)
+            if state is not None:
+                for origin in state.origins:
+                    context._origins[origin] = None
+                await load_state(context, state, self.timeout)
+        except BaseException:
+            await context.close()
+            raise
         return context
 
     async def set_download_dir(self, path: str | os.PathLike[str]) -> None:
@@ -412,11 +450,9 @@ class Browser:
         """Every download started in this browser, oldest first."""
         return list(self._downloads.all)
 
-    async def cookies(self) -> list[dict[str, Any]]:
-        """Every cookie of the default context (CDP ``Network.Cookie`` objects)."""
-        result = await self.connection.root.send("Storage.getCookies")
-        cookies: list[dict[str, Any]] = result.get("cookies", [])
-        return cookies
+    async def cookies(self, urls: str | Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Cookies of the default context; see :meth:`BrowserContext.cookies`."""
+        return await self._default_context.cookies(urls)
 
     # -- the current tab's methods (Tab's signatures; see Tab for each) --------
 
