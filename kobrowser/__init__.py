@@ -33,8 +33,10 @@ from ._exceptions import (
 if _typing.TYPE_CHECKING:
     from ._browser import Browser, connect, launch
     from ._context import BrowserContext
+    from ._devices import Device, devices
     from ._dialogs import Dialog
     from ._downloads import Download
+    from ._emulation import Emulation, Geolocation
     from ._pagestate import Response
     from ._snapshot import Element, Snapshot
     from ._tab import Tab
@@ -58,8 +60,12 @@ _LAZY = {
     "connect": "._browser",
     "launch": "._browser",
     "BrowserContext": "._context",
+    "Device": "._devices",
+    "devices": "._devices",
     "Dialog": "._dialogs",
     "Download": "._downloads",
+    "Emulation": "._emulation",
+    "Geolocation": "._emulation",
     "Response": "._pagestate",
     "Element": "._snapshot",
     "Snapshot": "._snapshot",
@@ -110,12 +116,15 @@ __all__ = [
     "CDPSession",
     "CDPTimeoutError",
     "ConnectionClosedError",
+    "Device",
     "Dialog",
     "DiffEntry",
     "Download",
     "Element",
     "ElementError",
+    "Emulation",
     "EventStream",
+    "Geolocation",
     "InvalidArgumentError",
     "InvalidSelectorError",
     "KoBrowserError",
@@ -141,6 +150,7 @@ __all__ = [
     "WaitTimeoutError",
     "WrongElementKindError",
     "connect",
+    "devices",
     "diff_snapshots",
     "launch",
     "parse_action",

@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 import msgspec
 
+from ._context import context_of
 from ._exceptions import KoBrowserError
+from ._storage import track_origins
 from ._tab_core import TabCore
 from .cdp._events import ATTACHED, DETACHED
 
@@ -431,8 +433,12 @@ class PageStateMixin(TabCore):
                 page.mark(loader, "load" if state == "complete" else "domcontentloaded")
 
     def _on_frame_attached(self, session: CDPSession) -> None:
+        context = context_of(self._browser, self._context_id)
+        track_origins(session, lambda: context)
+
         async def enable_network() -> None:
             with contextlib.suppress(KoBrowserError):  # the frame may be gone already
                 await session.send("Network.enable", timeout=self.timeout)
+                await context._emulation.set_up_frame(session)
 
         self._browser._spawn(enable_network)

@@ -90,6 +90,7 @@ class TargetTracking:
             # Needed even when Chrome reports no wait: an auto-attached popup
             # that shares its opener's renderer blocks the opener until then.
             await tab.cdp.send("Runtime.runIfWaitingForDebugger")
+            await context_of(cast("Browser", self), tab._context_id)._emulation.set_up_tab(tab)
             await tab._init()
         except KoBrowserError as exc:
             tab._init_error = exc
