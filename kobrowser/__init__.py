@@ -31,11 +31,9 @@ from ._exceptions import (
 )
 
 if _typing.TYPE_CHECKING:
-    from ._browser import Browser, connect, launch
-    from ._context import BrowserContext
+    from ._browser import Browser, BrowserContext, Download, connect, launch
     from ._devices import Device, devices
     from ._dialogs import Dialog
-    from ._downloads import Download
     from ._emulation import Emulation, Geolocation
     from ._pagestate import Response
     from ._snapshot import Element, Snapshot
@@ -59,13 +57,13 @@ _LAZY = {
     "Browser": "._browser",
     "connect": "._browser",
     "launch": "._browser",
-    "BrowserContext": "._context",
+    "BrowserContext": "._browser",
     "Device": "._devices",
     "devices": "._devices",
     "Dialog": "._dialogs",
-    "Download": "._downloads",
     "Emulation": "._emulation",
     "Geolocation": "._emulation",
+    "Download": "._browser",
     "Response": "._pagestate",
     "Element": "._snapshot",
     "Snapshot": "._snapshot",

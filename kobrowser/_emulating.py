@@ -28,7 +28,7 @@ from ._emulation import (
 from ._exceptions import InvalidArgumentError
 
 if TYPE_CHECKING:
-    from ._context import BrowserContext
+    from ._browser import BrowserContext
     from ._tab import Tab
     from .cdp import CDPSession
 
@@ -48,7 +48,8 @@ class ContextEmulation:
 
     @property
     def _timeout(self) -> float:
-        return self._context.browser.timeout
+        timeout: float = self._context.browser.timeout
+        return timeout
 
     async def _user_agent(self) -> str:
         """Chrome's own user agent (a locale override must send one)."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ._actions import ActionsMixin
-from ._context import context_of
 from ._navigation import NavigationMixin
 
 __all__ = ["Tab"]
@@ -29,5 +28,5 @@ class Tab(NavigationMixin, ActionsMixin):
         Raises:
             InvalidArgumentError: not whole numbers > 0.
         """
-        context = context_of(self._browser, self._context_id)
+        context = self.context or self._browser.default_context
         await context._emulation.set_tab_viewport(self, width, height)
