@@ -13,6 +13,7 @@ from ._exceptions import (
     CDPTimeoutError,
     ConnectionClosedError,
     ElementError,
+    InvalidArgumentError,
     InvalidSelectorError,
     KoBrowserError,
     LaunchError,
@@ -40,7 +41,14 @@ if _typing.TYPE_CHECKING:
     from .actions import Action, Outcome, parse_action, parse_actions
     from .cdp import CDPEvent, CDPSession, EventStream
     from .scrape import Scraper, ScrapeResult, scrape
-    from .snapshot import ParsedSnapshot, SnapshotLine, parse_snapshot
+    from .snapshot import (
+        DiffEntry,
+        ParsedSnapshot,
+        SnapshotDiff,
+        SnapshotLine,
+        diff_snapshots,
+        parse_snapshot,
+    )
 
 # Everything but the exceptions is imported on first use, so that the
 # `ko-browser` client (which only talks to its daemon) starts without loading
@@ -63,7 +71,10 @@ _LAZY = {
     "CDPEvent": ".cdp",
     "CDPSession": ".cdp",
     "EventStream": ".cdp",
+    "DiffEntry": ".snapshot",
     "ParsedSnapshot": ".snapshot",
+    "SnapshotDiff": ".snapshot",
+    "diff_snapshots": ".snapshot",
     "SnapshotLine": ".snapshot",
     "parse_snapshot": ".snapshot",
     "ScrapeResult": ".scrape",
@@ -100,10 +111,12 @@ __all__ = [
     "CDPTimeoutError",
     "ConnectionClosedError",
     "Dialog",
+    "DiffEntry",
     "Download",
     "Element",
     "ElementError",
     "EventStream",
+    "InvalidArgumentError",
     "InvalidSelectorError",
     "KoBrowserError",
     "LaunchError",
@@ -118,6 +131,7 @@ __all__ = [
     "ScrapeResult",
     "Scraper",
     "Snapshot",
+    "SnapshotDiff",
     "SnapshotError",
     "SnapshotLine",
     "StaleElementError",
@@ -127,6 +141,7 @@ __all__ = [
     "WaitTimeoutError",
     "WrongElementKindError",
     "connect",
+    "diff_snapshots",
     "launch",
     "parse_action",
     "parse_actions",
