@@ -31,6 +31,7 @@ from ._exceptions import KoBrowserError, TargetClosedError, WaitTimeoutError
 from ._forward import CurrentTabMixin
 from ._tab import Tab
 from ._targets import TargetTracking
+from ._validate import check, connect_options, fail, launch_options, seconds
 from .cdp import ChromeProcess, Connection, find_chrome, open_transport, resolve_endpoint
 
 if TYPE_CHECKING:
@@ -89,7 +90,17 @@ def launch(
 
     Raises:
         LaunchError: no browser found, or it failed to start.
+        InvalidArgumentError: a bad argument (nothing is started).
     """
+    launch_options(
+        headless=headless,
+        executable_path=executable_path,
+        args=args,
+        timeout=timeout,
+        no_sandbox=no_sandbox,
+        download_dir=download_dir,
+        transport=transport,
+    )
     executable = find_chrome(executable_path)
     process = ChromeProcess(
         executable, headless=headless, args=args, no_sandbox=no_sandbox, transport=transport
@@ -114,7 +125,11 @@ def connect(
     Leaving the ``async with`` block closes the tabs and contexts this
     Browser opened and the connection, never the remote browser itself. The
     browser's existing tabs appear in :attr:`Browser.tabs` too.
+
+    Raises:
+        InvalidArgumentError: a bad argument (nothing is connected).
     """
+    connect_options(endpoint=endpoint, timeout=timeout, download_dir=download_dir)
     return Browser(endpoint=endpoint, timeout=timeout, download_dir=download_dir)
 
 
@@ -311,7 +326,8 @@ class Browser(CurrentTabMixin, TargetTracking):
     async def _new_tab(
         self, url: str, context_id: str | None, wait_until: LoadState, timeout: float | None
     ) -> Tab:
-        deadline = self.timeout if timeout is None else timeout
+        check(url=url, wait_until=wait_until, timeout=timeout)
+        deadline = self.timeout if timeout is None else float(timeout)
         params: dict[str, Any] = {"url": "about:blank"}
         if context_id is not None:
             params["browserContextId"] = context_id
@@ -360,7 +376,7 @@ class Browser(CurrentTabMixin, TargetTracking):
 
         Cancelling the caller stops waiting; no tab is lost.
         """
-        deadline = self.timeout if timeout is None else timeout
+        deadline = self.timeout if timeout is None else seconds(timeout)
         with anyio.move_on_after(deadline):
             while True:
                 while self._unclaimed:
@@ -376,6 +392,8 @@ class Browser(CurrentTabMixin, TargetTracking):
         Raises:
             TargetClosedError: the tab is closed.
         """
+        if not isinstance(tab, Tab):
+            raise fail("tab", tab, "a Tab of this browser")
         if tab.closed:
             raise TargetClosedError(f"{tab!r} is closed")
         await tab.cdp.send("Page.bringToFront")
@@ -394,6 +412,7 @@ class Browser(CurrentTabMixin, TargetTracking):
         Args:
             download_dir: where its downloads go (default: the browser's).
         """
+        check(download_dir=download_dir)
         result = await self.connection.root.send(
             "Target.createBrowserContext", {"disposeOnDetach": True}
         )
@@ -406,6 +425,7 @@ class Browser(CurrentTabMixin, TargetTracking):
 
     async def set_download_dir(self, path: str | os.PathLike[str]) -> None:
         """Save downloads of the default context in ``path`` (created if missing)."""
+        check(path=path)
         directory = Path(await anyio.Path(path).resolve())
         await anyio.Path(directory).mkdir(parents=True, exist_ok=True)
         await self.connection.root.send(
@@ -423,7 +443,10 @@ class Browser(CurrentTabMixin, TargetTracking):
         Raises:
             WaitTimeoutError: no download started within ``timeout``.
         """
-        return await self._downloads.next(tab, self.timeout if timeout is None else timeout)
+        if tab is not None and not isinstance(tab, Tab):
+            raise fail("tab", tab, "a Tab of this browser, or None")
+        deadline = self.timeout if timeout is None else seconds(timeout)
+        return await self._downloads.next(tab, deadline)
 
     @property
     def downloads(self) -> list[Download]:
