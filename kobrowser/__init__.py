@@ -32,17 +32,22 @@ from ._exceptions import (
 )
 
 if _typing.TYPE_CHECKING:
-    from ._browser import Browser, connect, launch
-    from ._context import BrowserContext
+    from ._browser import Browser, BrowserContext, Download, connect, launch
     from ._dialogs import Dialog
-    from ._downloads import Download
     from ._pagestate import Response
     from ._snapshot import Element, Snapshot
     from ._tab import Tab
     from .actions import Action, Outcome, parse_action, parse_actions
     from .cdp import CDPEvent, CDPSession, EventStream
     from .scrape import Scraper, ScrapeResult, scrape
-    from .snapshot import ParsedSnapshot, SnapshotLine, parse_snapshot
+    from .snapshot import (
+        DiffEntry,
+        ParsedSnapshot,
+        SnapshotDiff,
+        SnapshotLine,
+        diff_snapshots,
+        parse_snapshot,
+    )
 
 # Everything but the exceptions is imported on first use, so that the
 # `ko-browser` client (which only talks to its daemon) starts without loading
@@ -51,9 +56,9 @@ _LAZY = {
     "Browser": "._browser",
     "connect": "._browser",
     "launch": "._browser",
-    "BrowserContext": "._context",
+    "BrowserContext": "._browser",
     "Dialog": "._dialogs",
-    "Download": "._downloads",
+    "Download": "._browser",
     "Response": "._pagestate",
     "Element": "._snapshot",
     "Snapshot": "._snapshot",
@@ -65,7 +70,10 @@ _LAZY = {
     "CDPEvent": ".cdp",
     "CDPSession": ".cdp",
     "EventStream": ".cdp",
+    "DiffEntry": ".snapshot",
     "ParsedSnapshot": ".snapshot",
+    "SnapshotDiff": ".snapshot",
+    "diff_snapshots": ".snapshot",
     "SnapshotLine": ".snapshot",
     "parse_snapshot": ".snapshot",
     "ScrapeResult": ".scrape",
@@ -102,6 +110,7 @@ __all__ = [
     "CDPTimeoutError",
     "ConnectionClosedError",
     "Dialog",
+    "DiffEntry",
     "Download",
     "Element",
     "ElementError",
@@ -121,6 +130,7 @@ __all__ = [
     "ScrapeResult",
     "Scraper",
     "Snapshot",
+    "SnapshotDiff",
     "SnapshotError",
     "SnapshotLine",
     "SnapshotTooLargeError",
@@ -131,6 +141,7 @@ __all__ = [
     "WaitTimeoutError",
     "WrongElementKindError",
     "connect",
+    "diff_snapshots",
     "launch",
     "parse_action",
     "parse_actions",

@@ -67,13 +67,13 @@ class KoBrowserError(Exception):
 
 
 class InvalidArgumentError(KoBrowserError, ValueError):
-    """An argument is not valid: nothing was sent to the browser.
+    """An argument is not valid; nothing was done with it.
 
     Raised before any browser call for an unknown key, a negative, NaN or
     infinite timeout, an id that is not a positive whole number, an empty
     selector, a file to upload that does not exist, a URL without a scheme,
-    text with a lone surrogate, and so on. The message names the argument,
-    the value given and what is accepted.
+    text with a lone surrogate, a malformed cookie or storage state, and so
+    on. The message names the argument, the value given and what is accepted.
 
     Attributes:
         argument: the name of the offending argument, when known.

@@ -10,13 +10,14 @@ import msgspec
 
 from ._concurrency import gather, unwrap_group
 from ._validate import check
-from .snapshot import Node, build_tree, filter_tree, format_snapshot
+from .snapshot import Node, SnapshotDiff, build_tree, diff_snapshots, filter_tree, format_snapshot
 from .snapshot._ax import gc_paused
 from .snapshot._fetch import FrameDocument, fetch_frames, resolve_scope
 
 if TYPE_CHECKING:
     from ._frames import FrameRegistry
     from .cdp import CDPSession
+    from .snapshot import ParsedSnapshot
 
 __all__ = ["Element", "Snapshot", "take_snapshot"]
 
@@ -102,6 +103,15 @@ class Snapshot:
 
     def __repr__(self) -> str:
         return f"<Snapshot {self.url!r} {len(self.id_map)} elements>"
+
+    def diff(self, previous: Snapshot | ParsedSnapshot | str) -> SnapshotDiff:
+        """What changed since ``previous`` (see :func:`kobrowser.diff_snapshots`).
+
+        Lines are matched without their ids, so renumbering alone is no
+        change; the result names elements by their ids in this snapshot.
+        ``previous`` may also be snapshot text (a saved baseline).
+        """
+        return diff_snapshots(previous, self)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: text, url, title and the element tree."""
