@@ -23,6 +23,7 @@ from ._exceptions import (
     NotInteractableError,
     ProtocolError,
     SnapshotError,
+    SnapshotTooLargeError,
     StaleElementError,
     TargetClosedError,
     UnknownElementError,
@@ -32,7 +33,9 @@ from ._exceptions import (
 
 if _typing.TYPE_CHECKING:
     from ._browser import Browser, BrowserContext, Download, connect, launch
+    from ._devices import Device, devices
     from ._dialogs import Dialog
+    from ._emulation import Emulation, Geolocation
     from ._pagestate import Response
     from ._snapshot import Element, Snapshot
     from ._tab import Tab
@@ -56,7 +59,11 @@ _LAZY = {
     "connect": "._browser",
     "launch": "._browser",
     "BrowserContext": "._browser",
+    "Device": "._devices",
+    "devices": "._devices",
     "Dialog": "._dialogs",
+    "Emulation": "._emulation",
+    "Geolocation": "._emulation",
     "Download": "._browser",
     "Response": "._pagestate",
     "Element": "._snapshot",
@@ -108,12 +115,15 @@ __all__ = [
     "CDPSession",
     "CDPTimeoutError",
     "ConnectionClosedError",
+    "Device",
     "Dialog",
     "DiffEntry",
     "Download",
     "Element",
     "ElementError",
+    "Emulation",
     "EventStream",
+    "Geolocation",
     "InvalidArgumentError",
     "InvalidSelectorError",
     "KoBrowserError",
@@ -132,6 +142,7 @@ __all__ = [
     "SnapshotDiff",
     "SnapshotError",
     "SnapshotLine",
+    "SnapshotTooLargeError",
     "StaleElementError",
     "Tab",
     "TargetClosedError",
@@ -139,6 +150,7 @@ __all__ = [
     "WaitTimeoutError",
     "WrongElementKindError",
     "connect",
+    "devices",
     "diff_snapshots",
     "launch",
     "parse_action",

@@ -60,6 +60,8 @@ FORWARDED = frozenset(
         "is_enabled",
         "is_checked",
         "box",
+        # emulation
+        "set_viewport",
     }
 )
 
