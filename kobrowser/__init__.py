@@ -9,10 +9,12 @@ import typing as _typing
 
 from ._exceptions import (
     ActionSyntaxError,
+    CaptureError,
     CDPError,
     CDPTimeoutError,
     ConnectionClosedError,
     ElementError,
+    InvalidArgumentError,
     InvalidSelectorError,
     KoBrowserError,
     LaunchError,
@@ -34,6 +36,7 @@ if _typing.TYPE_CHECKING:
     from ._context import BrowserContext
     from ._dialogs import Dialog
     from ._downloads import Download
+    from ._geometry import Box
     from ._pagestate import Response
     from ._snapshot import Element, Snapshot
     from ._tab import Tab
@@ -58,6 +61,7 @@ _LAZY = {
     "launch": "._browser",
     "BrowserContext": "._context",
     "Dialog": "._dialogs",
+    "Box": "._geometry",
     "Download": "._downloads",
     "Response": "._pagestate",
     "Element": "._snapshot",
@@ -102,12 +106,14 @@ __version__ = "0.1.0"
 __all__ = [
     "Action",
     "ActionSyntaxError",
+    "Box",
     "Browser",
     "BrowserContext",
     "CDPError",
     "CDPEvent",
     "CDPSession",
     "CDPTimeoutError",
+    "CaptureError",
     "ConnectionClosedError",
     "Dialog",
     "DiffEntry",
@@ -115,6 +121,7 @@ __all__ = [
     "Element",
     "ElementError",
     "EventStream",
+    "InvalidArgumentError",
     "InvalidSelectorError",
     "KoBrowserError",
     "LaunchError",

@@ -24,6 +24,8 @@ Hierarchy::
      |    +-- WrongElementKindError  e.g. fill on a button, check on a link
      +-- NavigationError             navigation failed (bad URL, DNS, refused)
      +-- WaitTimeoutError            a wait passed its deadline (also TimeoutError)
+     +-- CaptureError                a screenshot or PDF could not be made
+     +-- InvalidArgumentError        an argument has a bad value (also ValueError)
      +-- ActionSyntaxError           an action line breaks the grammar (also ValueError)
      +-- ModelError                  the language model failed or could not be reached
 """
@@ -34,8 +36,10 @@ __all__ = [
     "ActionSyntaxError",
     "CDPError",
     "CDPTimeoutError",
+    "CaptureError",
     "ConnectionClosedError",
     "ElementError",
+    "InvalidArgumentError",
     "InvalidSelectorError",
     "KoBrowserError",
     "LaunchError",
@@ -161,6 +165,23 @@ class NavigationError(KoBrowserError):
 
 class WaitTimeoutError(KoBrowserError, TimeoutError):
     """A wait (for load, text, selector, URL, function) passed its deadline."""
+
+
+class CaptureError(KoBrowserError):
+    """A screenshot or PDF could not be made (nothing visible to capture, PDF
+    asked of a headed Chrome, Pillow missing for annotations, file not writable)."""
+
+
+class InvalidArgumentError(KoBrowserError, ValueError):
+    """An argument has a value the call cannot take (the message says which and why).
+
+    Attributes:
+        argument: the parameter's name, when known.
+    """
+
+    def __init__(self, message: str, *, argument: str | None = None) -> None:
+        super().__init__(message)
+        self.argument = argument
 
 
 class ActionSyntaxError(KoBrowserError, ValueError):
