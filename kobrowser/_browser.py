@@ -16,7 +16,7 @@ import os
 import shutil
 import tempfile
 from collections import deque
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from contextlib import AsyncExitStack, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,7 @@ from ._context import BrowserContext
 from ._downloads import Download, Downloads, download_behavior
 from ._exceptions import KoBrowserError, TargetClosedError, WaitTimeoutError
 from ._forward import CurrentTabMixin
+from ._storage import load_state, parse_state
 from ._tab import Tab
 from ._targets import TargetTracking
 from .cdp import ChromeProcess, Connection, find_chrome, open_transport, resolve_endpoint
@@ -148,6 +149,7 @@ class Browser(CurrentTabMixin, TargetTracking):
         self._owned: set[str] = set()  # targets to close on exit (connect mode)
         self._tabs_changed = anyio.Event()
         self._contexts: dict[str, BrowserContext] = {}
+        self._default_context = BrowserContext(self, None, None)
         self._downloads = Downloads(self)
         self._download_dir = Path(download_dir).resolve() if download_dir else None
         self._temp_download_dir: Path | None = None
@@ -383,8 +385,16 @@ class Browser(CurrentTabMixin, TargetTracking):
 
     # -- contexts and downloads ------------------------------------------------
 
+    @property
+    def default_context(self) -> BrowserContext:
+        """The browser's own context: the tabs of :meth:`new_tab` and their popups."""
+        return self._default_context
+
     async def new_context(
-        self, *, download_dir: str | os.PathLike[str] | None = None
+        self,
+        *,
+        download_dir: str | os.PathLike[str] | None = None,
+        storage_state: str | os.PathLike[str] | Mapping[str, Any] | None = None,
     ) -> BrowserContext:
         """Create an isolated browser context: its own cookies, storage and cache.
 
@@ -393,15 +403,33 @@ class Browser(CurrentTabMixin, TargetTracking):
 
         Args:
             download_dir: where its downloads go (default: the browser's).
+            storage_state: cookies and localStorage to start with: a path to
+                a JSON file saved by :meth:`BrowserContext.storage_state` (or
+                Playwright), or the dict itself.
+
+        Raises:
+            InvalidArgumentError: ``storage_state`` is unreadable or malformed
+                (checked before the context is created).
+
+        Cancelling the caller disposes the half-made context.
         """
+        state = await parse_state(storage_state) if storage_state is not None else None
         result = await self.connection.root.send(
             "Target.createBrowserContext", {"disposeOnDetach": True}
         )
         context = BrowserContext(self, result["browserContextId"], None)
-        self._contexts[context.id] = context
-        directory = download_dir or self._download_dir or self._temp_download_dir
-        if directory is not None:
-            await context.set_download_dir(directory)
+        self._contexts[result["browserContextId"]] = context
+        try:
+            directory = download_dir or self._download_dir or self._temp_download_dir
+            if directory is not None:
+                await context.set_download_dir(directory)
+            if state is not None:
+                for origin in state.origins:
+                    context._origins[origin] = None
+                await load_state(context, state, self.timeout)
+        except BaseException:
+            await context.close()
+            raise
         return context
 
     async def set_download_dir(self, path: str | os.PathLike[str]) -> None:
@@ -430,11 +458,9 @@ class Browser(CurrentTabMixin, TargetTracking):
         """Every download started in this browser, oldest first."""
         return list(self._downloads.all)
 
-    async def cookies(self) -> list[dict[str, Any]]:
-        """Every cookie of the default context (CDP ``Network.Cookie`` objects)."""
-        result = await self.connection.root.send("Storage.getCookies")
-        cookies: list[dict[str, Any]] = result.get("cookies", [])
-        return cookies
+    async def cookies(self, urls: str | Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Cookies of the default context; see :meth:`BrowserContext.cookies`."""
+        return await self._default_context.cookies(urls)
 
     def _spawn(self, func: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """Run a background job of a tab in this browser's task group."""

@@ -28,6 +28,7 @@ Hierarchy::
      +-- InvalidArgumentError        an argument has a bad value (also ValueError)
      +-- ActionSyntaxError           an action line breaks the grammar (also ValueError)
      +-- ModelError                  the language model failed or could not be reached
+     +-- InvalidArgumentError        a bad argument (also ValueError; names the argument)
 """
 
 from __future__ import annotations
@@ -206,3 +207,17 @@ class ActionSyntaxError(KoBrowserError, ValueError):
 
 class ModelError(KoBrowserError):
     """The language model behind an agent failed: unreachable, refused, or no reply."""
+
+
+class InvalidArgumentError(KoBrowserError, ValueError):
+    """An argument is not valid (an unknown device, a cookie without a domain, ...).
+
+    Nothing was applied when this is raised.
+
+    Attributes:
+        argument: the name of the offending argument, when known.
+    """
+
+    def __init__(self, message: str, *, argument: str | None = None) -> None:
+        super().__init__(message)
+        self.argument = argument

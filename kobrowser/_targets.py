@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any, cast
 import anyio
 import msgspec
 
+from ._context import context_of
 from ._exceptions import KoBrowserError
+from ._storage import track_origins
 from ._tab import Tab
 from .cdp._events import ATTACHED
 
@@ -80,6 +82,7 @@ class TargetTracking:
         if info.openerId in self._owned:
             self._owned.add(info.targetId)
         self._tabs[info.targetId] = tab
+        track_origins(session, lambda: context_of(cast("Browser", self), tab._context_id))
         self._spawn(lambda: self._set_up(tab, existing))
 
     async def _set_up(self, tab: Tab, existing: bool) -> None:
