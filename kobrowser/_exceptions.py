@@ -25,7 +25,6 @@ Hierarchy::
      +-- NavigationError             navigation failed (bad URL, DNS, refused)
      +-- WaitTimeoutError            a wait passed its deadline (also TimeoutError)
      +-- CaptureError                a screenshot or PDF could not be made
-     +-- InvalidArgumentError        an argument has a bad value (also ValueError)
      +-- ActionSyntaxError           an action line breaks the grammar (also ValueError)
      +-- ModelError                  the language model failed or could not be reached
      +-- InvalidArgumentError        a bad argument (also ValueError; names the argument)
@@ -171,18 +170,6 @@ class WaitTimeoutError(KoBrowserError, TimeoutError):
 class CaptureError(KoBrowserError):
     """A screenshot or PDF could not be made (nothing visible to capture, PDF
     asked of a headed Chrome, Pillow missing for annotations, file not writable)."""
-
-
-class InvalidArgumentError(KoBrowserError, ValueError):
-    """An argument has a value the call cannot take (the message says which and why).
-
-    Attributes:
-        argument: the parameter's name, when known.
-    """
-
-    def __init__(self, message: str, *, argument: str | None = None) -> None:
-        super().__init__(message)
-        self.argument = argument
 
 
 class ActionSyntaxError(KoBrowserError, ValueError):
