@@ -32,10 +32,8 @@ from ._exceptions import (
 )
 
 if _typing.TYPE_CHECKING:
-    from ._browser import Browser, connect, launch
-    from ._context import BrowserContext
+    from ._browser import Browser, BrowserContext, Download, connect, launch
     from ._dialogs import Dialog
-    from ._downloads import Download
     from ._geometry import Box
     from ._pagestate import Response
     from ._snapshot import Element, Snapshot
@@ -59,10 +57,10 @@ _LAZY = {
     "Browser": "._browser",
     "connect": "._browser",
     "launch": "._browser",
-    "BrowserContext": "._context",
+    "BrowserContext": "._browser",
     "Dialog": "._dialogs",
     "Box": "._geometry",
-    "Download": "._downloads",
+    "Download": "._browser",
     "Response": "._pagestate",
     "Element": "._snapshot",
     "Snapshot": "._snapshot",

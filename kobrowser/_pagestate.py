@@ -33,8 +33,7 @@ from ._tab_core import TabCore
 from .cdp._events import ATTACHED, DETACHED
 
 if TYPE_CHECKING:
-    from ._browser import Browser
-    from ._context import BrowserContext
+    from ._browser import Browser, BrowserContext
     from ._tab import Tab
     from .cdp import CDPSession
 
@@ -405,7 +404,7 @@ class PageStateMixin(TabCore):
     @property
     def opener(self) -> Tab | None:
         """The tab that opened this one (popups, ``target=_blank``), if still open."""
-        return self._browser._tabs.get(self._opener_id) if self._opener_id else None
+        return self._browser._targets.get(self._opener_id) if self._opener_id else None
 
     async def _init(self) -> None:
         self._page.watch_page(self.cdp)

@@ -35,7 +35,7 @@ from ._cookies import cookie_params
 from ._exceptions import InvalidArgumentError, KoBrowserError
 
 if TYPE_CHECKING:
-    from ._context import BrowserContext
+    from ._browser import BrowserContext
     from ._tab import Tab
     from .cdp import CDPSession
 
@@ -247,9 +247,7 @@ async def _in_scratch_tab(
     Fetch), so nothing reaches the network and no site script runs.
     """
     browser = context.browser
-    current = browser._current
-    tab = await browser._new_tab("about:blank", context.id, "load", timeout)
-    browser._current = current
+    tab = await browser._new_tab("about:blank", context.id, "load", timeout, current=False)
     try:
         session = tab.cdp
 

@@ -11,17 +11,17 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ._cookies import cookie_params, filter_cookies, from_cdp, key_of, urls_list
+from .._cookies import cookie_params, filter_cookies, from_cdp, key_of, urls_list
+from .._exceptions import InvalidArgumentError, KoBrowserError, ProtocolError
+from .._storage import load_state, parse_state, read_state
 from ._downloads import download_behavior
-from ._exceptions import InvalidArgumentError, KoBrowserError, ProtocolError
-from ._storage import load_state, parse_state, read_state
 
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from .._pagestate import LoadState
+    from .._tab import Tab
     from ._browser import Browser
-    from ._pagestate import LoadState
-    from ._tab import Tab
 
 __all__ = ["BrowserContext", "context_of"]
 

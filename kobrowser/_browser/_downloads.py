@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 import msgspec
 
-from ._exceptions import KoBrowserError, WaitTimeoutError
+from .._exceptions import KoBrowserError, WaitTimeoutError
 
 if TYPE_CHECKING:
+    from .._tab import Tab
+    from ..cdp import CDPSession
     from ._browser import Browser
-    from ._tab import Tab
-    from .cdp import CDPSession
 
 __all__ = ["Download", "Downloads"]
 
