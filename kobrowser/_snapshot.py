@@ -10,6 +10,7 @@ import msgspec
 
 from ._concurrency import gather, unwrap_group
 from ._geometry import Box, measure
+from ._validate import check
 from .snapshot import Node, SnapshotDiff, build_tree, diff_snapshots, filter_tree, format_snapshot
 from .snapshot._ax import gc_paused
 from .snapshot._fetch import FrameDocument, fetch_frames, resolve_scope
@@ -162,8 +163,7 @@ async def take_snapshot(
     timeout: float,
 ) -> Snapshot:
     """Fetch every frame, merge, filter, number and format (see Tab.snapshot)."""
-    if depth is not None and (not isinstance(depth, int) or depth < 0):
-        raise ValueError(f"depth must be a whole number >= 0, not {depth!r}")
+    check(depth=depth)
     # Frame sessions still setting up are waited for, at most one deadline: a
     # slow set-up must not fail the snapshot (the session is usable already).
     with anyio.move_on_after(timeout):

@@ -27,6 +27,7 @@ from .._concurrency import exit_unwrapped
 from .._exceptions import KoBrowserError, TargetClosedError
 from .._storage import load_state, parse_state, track_origins
 from .._tab import Tab
+from .._validate import check, fail, seconds
 from ..cdp import ChromeProcess, Connection, open_transport, resolve_endpoint
 from ._context import BrowserContext, context_of
 from ._downloads import Download, Downloads, download_behavior
@@ -320,7 +321,8 @@ class Browser:
         current: bool = True,
     ) -> Tab:
         """Open a tab (in a context); ``current=False`` leaves the current tab as it is."""
-        deadline = self.timeout if timeout is None else timeout
+        check(url=url, wait_until=wait_until, timeout=timeout)
+        deadline = self.timeout if timeout is None else float(timeout)
         params: dict[str, Any] = {"url": "about:blank"}
         if context_id is not None:
             params["browserContextId"] = context_id
@@ -362,7 +364,9 @@ class Browser:
 
         Cancelling the caller stops waiting; no tab is lost.
         """
-        return await self._targets.next_opened(self.timeout if timeout is None else timeout)
+        return await self._targets.next_opened(
+            self.timeout if timeout is None else seconds(timeout)
+        )
 
     async def switch_to(self, tab: Tab) -> None:
         """Make ``tab`` the current tab and bring it to the front.
@@ -370,6 +374,8 @@ class Browser:
         Raises:
             TargetClosedError: the tab is closed.
         """
+        if not isinstance(tab, Tab):
+            raise fail("tab", tab, "a Tab of this browser")
         if tab.closed:
             raise TargetClosedError(f"{tab!r} is closed")
         await tab.cdp.send("Page.bringToFront")
@@ -405,6 +411,7 @@ class Browser:
 
         Cancelling the caller disposes the half-made context.
         """
+        check(download_dir=download_dir)
         state = await parse_state(storage_state) if storage_state is not None else None
         result = await self.connection.root.send(
             "Target.createBrowserContext", {"disposeOnDetach": True}
@@ -426,6 +433,7 @@ class Browser:
 
     async def set_download_dir(self, path: str | os.PathLike[str]) -> None:
         """Save downloads of the default context in ``path`` (created if missing)."""
+        check(path=path)
         directory = Path(await anyio.Path(path).resolve())
         await anyio.Path(directory).mkdir(parents=True, exist_ok=True)
         await self.connection.root.send(
@@ -443,7 +451,10 @@ class Browser:
         Raises:
             WaitTimeoutError: no download started within ``timeout``.
         """
-        return await self._downloads.next(tab, self.timeout if timeout is None else timeout)
+        if tab is not None and not isinstance(tab, Tab):
+            raise fail("tab", tab, "a Tab of this browser, or None")
+        deadline = self.timeout if timeout is None else seconds(timeout)
+        return await self._downloads.next(tab, deadline)
 
     @property
     def downloads(self) -> list[Download]:

@@ -14,6 +14,7 @@ import anyio
 from .._cookies import cookie_params, filter_cookies, from_cdp, key_of, urls_list
 from .._exceptions import InvalidArgumentError, KoBrowserError, ProtocolError
 from .._storage import load_state, parse_state, read_state
+from .._validate import check
 from ._downloads import download_behavior
 
 if TYPE_CHECKING:
@@ -97,6 +98,7 @@ class BrowserContext:
 
     async def set_download_dir(self, path: str | os.PathLike[str]) -> None:
         """Save this context's downloads in ``path`` (created if missing)."""
+        check(path=path)
         directory = Path(await anyio.Path(path).resolve())
         await anyio.Path(directory).mkdir(parents=True, exist_ok=True)
         await self._browser.cdp.send(
