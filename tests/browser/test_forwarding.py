@@ -63,6 +63,8 @@ FORWARDED = frozenset(
         # seeing the page
         "screenshot",
         "pdf",
+        # emulation
+        "set_viewport",
     }
 )
 
