@@ -9,6 +9,8 @@ import anyio
 import msgspec
 
 from ._concurrency import gather, unwrap_group
+from ._geometry import Box, measure
+from ._validate import check
 from .snapshot import Node, SnapshotDiff, build_tree, diff_snapshots, filter_tree, format_snapshot
 from .snapshot._ax import gc_paused
 from .snapshot._fetch import FrameDocument, fetch_frames, resolve_scope
@@ -112,6 +114,33 @@ class Snapshot:
         """
         return diff_snapshots(previous, self)
 
+    async def boxes(self, *, timeout: float = 30.0) -> dict[int, Box]:
+        """Where every element of this snapshot is now, in one batched call per frame.
+
+        One ``DOMSnapshot.captureSnapshot`` per frame session (the page and
+        each out-of-process iframe), not one call per element; nothing in the
+        page changes (no scroll, no script, no focus change). Coordinates are
+        top-viewport CSS pixels like :meth:`Tab.box`, placed through every
+        iframe above the element.
+
+        Args:
+            timeout: deadline of each call, in seconds.
+
+        Returns:
+            Id -> :class:`Box`, for every id whose element has a layout box
+            now (an element that is not rendered, was removed, or whose frame
+            went away is left out).
+
+        Raises:
+            TargetClosedError: the tab was closed or crashed.
+            CDPTimeoutError: the page did not answer in time.
+
+        Cancelling the caller abandons the calls.
+        """
+        measured = await measure(self, timeout=timeout)
+        found = (measured.box(element_id) for element_id in measured.boxes)
+        return {box.id: box for box in found if box is not None}
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: text, url, title and the element tree."""
         return {
@@ -134,8 +163,7 @@ async def take_snapshot(
     timeout: float,
 ) -> Snapshot:
     """Fetch every frame, merge, filter, number and format (see Tab.snapshot)."""
-    if depth is not None and (not isinstance(depth, int) or depth < 0):
-        raise ValueError(f"depth must be a whole number >= 0, not {depth!r}")
+    check(depth=depth)
     # Frame sessions still setting up are waited for, at most one deadline: a
     # slow set-up must not fail the snapshot (the session is usable already).
     with anyio.move_on_after(timeout):

@@ -17,6 +17,7 @@ import anyio
 import msgspec
 
 from .._exceptions import KoBrowserError, WaitTimeoutError
+from .._validate import check
 
 if TYPE_CHECKING:
     from .._tab import Tab
@@ -82,6 +83,7 @@ class Download:
 
         Cancelling the caller stops waiting; the download goes on.
         """
+        check(timeout=timeout)
         with anyio.move_on_after(timeout):
             await self._done.wait()
         if not self._done.is_set():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from .._validate import connect_options, launch_options
 from ..cdp import ChromeProcess, find_chrome
 from ._browser import Browser
 
@@ -47,7 +48,17 @@ def launch(
 
     Raises:
         LaunchError: no browser found, or it failed to start.
+        InvalidArgumentError: a bad argument (nothing is started).
     """
+    launch_options(
+        headless=headless,
+        executable_path=executable_path,
+        args=args,
+        timeout=timeout,
+        no_sandbox=no_sandbox,
+        download_dir=download_dir,
+        transport=transport,
+    )
     executable = find_chrome(executable_path)
     process = ChromeProcess(
         executable, headless=headless, args=args, no_sandbox=no_sandbox, transport=transport
@@ -72,5 +83,9 @@ def connect(
     Leaving the ``async with`` block closes the tabs and contexts this
     Browser opened and the connection, never the remote browser itself. The
     browser's existing tabs appear in :attr:`Browser.tabs` too.
+
+    Raises:
+        InvalidArgumentError: a bad argument (nothing is connected).
     """
+    connect_options(endpoint=endpoint, timeout=timeout, download_dir=download_dir)
     return Browser(endpoint=endpoint, timeout=timeout, download_dir=download_dir)

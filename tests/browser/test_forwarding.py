@@ -60,6 +60,11 @@ FORWARDED = frozenset(
         "is_enabled",
         "is_checked",
         "box",
+        # seeing the page
+        "screenshot",
+        "pdf",
+        # emulation
+        "set_viewport",
     }
 )
 
