@@ -215,6 +215,9 @@ async def _snapshot(ctx: Context, args: dict[str, Any]) -> Result:
         depth=args["depth"],
         selector=args["selector"],
     )
+    from ._seeing import remember_mode
+
+    remember_mode(tab, args)
     return snap.to_dict(), snap.text.rstrip("\n")
 
 
@@ -540,4 +543,5 @@ def describe_error(exc: BaseException) -> dict[str, Any]:
     return error
 
 
-from . import _batch  # noqa: E402, F401  (registers `batch` and `agent`)
+# Registers `batch` and `agent`; `screenshot`, `pdf` and `diff`.
+from . import _batch, _seeing  # noqa: E402, F401
