@@ -143,6 +143,10 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
         args["files"] = files
     if cmd in ("screenshot", "pdf", "diff"):
         _seeing_paths(cmd, args)
+    if cmd in ("state.save", "state.load"):
+        args["path"] = os.path.abspath(args["path"])
+        if cmd == "state.load" and not os.path.isfile(args["path"]):
+            raise ClientError(f"state load: no such file: {args['path']}", "check the path")
     streamed = cmd in ("batch", "agent")
     if streamed:
         from ._streaming import prepare

@@ -38,7 +38,9 @@ SERIALIZED = frozenset(
         "open", "back", "forward", "reload", "snapshot", "click", "dblclick", "hover",
         "focus", "fill", "type", "press", "select", "check", "uncheck", "upload", "drag",
         "scroll", "scrollintoview", "tab.new", "tab.switch", "tab.close", "eval",
-        "batch", "agent",
+        "batch", "agent", "cookies.set", "cookies.clear", "state.load", "set.viewport",
+        "set.device", "set.offline", "set.headers", "set.geo", "set.media", "set.locale",
+        "set.timezone", "set.useragent", "set.permissions", "set.reset",
     }
 )  # fmt: skip
 
@@ -543,5 +545,5 @@ def describe_error(exc: BaseException) -> dict[str, Any]:
     return error
 
 
-# Registers `batch` and `agent`; `screenshot`, `pdf` and `diff`.
-from . import _batch, _seeing  # noqa: E402, F401
+# Register `batch` and `agent`; `cookies`, `state` and `set`; `screenshot`, `pdf`, `diff`.
+from . import _batch, _browser_state, _seeing  # noqa: E402, F401
