@@ -9,6 +9,7 @@ import typing as _typing
 
 from ._exceptions import (
     ActionSyntaxError,
+    CaptureError,
     CDPError,
     CDPTimeoutError,
     ConnectionClosedError,
@@ -23,6 +24,7 @@ from ._exceptions import (
     NotInteractableError,
     ProtocolError,
     SnapshotError,
+    SnapshotTooLargeError,
     StaleElementError,
     TargetClosedError,
     UnknownElementError,
@@ -31,10 +33,11 @@ from ._exceptions import (
 )
 
 if _typing.TYPE_CHECKING:
-    from ._browser import Browser, connect, launch
-    from ._context import BrowserContext
+    from ._browser import Browser, BrowserContext, Download, connect, launch
+    from ._devices import Device, devices
     from ._dialogs import Dialog
-    from ._downloads import Download
+    from ._emulation import Emulation, Geolocation
+    from ._geometry import Box
     from ._network import ConsoleMessage, PageError, Request, RequestRecord, Route
     from ._pagestate import Response
     from ._snapshot import Element, Snapshot
@@ -42,7 +45,14 @@ if _typing.TYPE_CHECKING:
     from .actions import Action, Outcome, parse_action, parse_actions
     from .cdp import CDPEvent, CDPSession, EventStream
     from .scrape import Scraper, ScrapeResult, scrape
-    from .snapshot import ParsedSnapshot, SnapshotLine, parse_snapshot
+    from .snapshot import (
+        DiffEntry,
+        ParsedSnapshot,
+        SnapshotDiff,
+        SnapshotLine,
+        diff_snapshots,
+        parse_snapshot,
+    )
 
 # Everything but the exceptions is imported on first use, so that the
 # `ko-browser` client (which only talks to its daemon) starts without loading
@@ -51,14 +61,19 @@ _LAZY = {
     "Browser": "._browser",
     "connect": "._browser",
     "launch": "._browser",
-    "BrowserContext": "._context",
+    "BrowserContext": "._browser",
+    "Device": "._devices",
+    "devices": "._devices",
     "Dialog": "._dialogs",
-    "Download": "._downloads",
     "ConsoleMessage": "._network",
     "PageError": "._network",
     "Request": "._network",
     "RequestRecord": "._network",
     "Route": "._network",
+    "Box": "._geometry",
+    "Emulation": "._emulation",
+    "Geolocation": "._emulation",
+    "Download": "._browser",
     "Response": "._pagestate",
     "Element": "._snapshot",
     "Snapshot": "._snapshot",
@@ -70,7 +85,10 @@ _LAZY = {
     "CDPEvent": ".cdp",
     "CDPSession": ".cdp",
     "EventStream": ".cdp",
+    "DiffEntry": ".snapshot",
     "ParsedSnapshot": ".snapshot",
+    "SnapshotDiff": ".snapshot",
+    "diff_snapshots": ".snapshot",
     "SnapshotLine": ".snapshot",
     "parse_snapshot": ".snapshot",
     "ScrapeResult": ".scrape",
@@ -99,19 +117,25 @@ __version__ = "0.1.0"
 __all__ = [
     "Action",
     "ActionSyntaxError",
+    "Box",
     "Browser",
     "BrowserContext",
     "CDPError",
     "CDPEvent",
     "CDPSession",
     "CDPTimeoutError",
+    "CaptureError",
     "ConnectionClosedError",
     "ConsoleMessage",
+    "Device",
     "Dialog",
+    "DiffEntry",
     "Download",
     "Element",
     "ElementError",
+    "Emulation",
     "EventStream",
+    "Geolocation",
     "InvalidArgumentError",
     "InvalidSelectorError",
     "KoBrowserError",
@@ -131,8 +155,10 @@ __all__ = [
     "ScrapeResult",
     "Scraper",
     "Snapshot",
+    "SnapshotDiff",
     "SnapshotError",
     "SnapshotLine",
+    "SnapshotTooLargeError",
     "StaleElementError",
     "Tab",
     "TargetClosedError",
@@ -140,6 +166,8 @@ __all__ = [
     "WaitTimeoutError",
     "WrongElementKindError",
     "connect",
+    "devices",
+    "diff_snapshots",
     "launch",
     "parse_action",
     "parse_actions",

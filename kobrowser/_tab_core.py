@@ -14,6 +14,7 @@ import anyio
 from ._exceptions import KoBrowserError, ProtocolError, TargetClosedError
 from ._frames import FrameRegistry
 from ._snapshot import Snapshot, take_snapshot
+from ._validate import check, seconds
 from .cdp import CDPSession
 
 if TYPE_CHECKING:
@@ -110,6 +111,7 @@ class TabCore:
 
         Cancelling the caller abandons the snapshot and keeps the previous one.
         """
+        check(interactive=interactive, compact=compact, depth=depth, scope=selector)
         snap = await take_snapshot(
             self.cdp,
             self._frames,
@@ -118,7 +120,7 @@ class TabCore:
             compact=compact,
             depth=depth,
             selector=selector,
-            timeout=self.timeout if timeout is None else timeout,
+            timeout=self.timeout if timeout is None else seconds(timeout),
         )
         self._last_snapshot = snap
         return snap
@@ -128,6 +130,7 @@ class TabCore:
 
         Promises are awaited. Raises KoBrowserError when the script throws.
         """
+        check(script=expression, timeout=timeout)
         result = await self.cdp.send(
             "Runtime.evaluate",
             {"expression": expression, "returnByValue": True, "awaitPromise": True},

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ._console import ConsoleLog, ConsoleMessage, PageError
 from ._log import RequestLog, RequestRecord
-from ._patterns import RESOURCE_TYPES, RequestMatcher, URLMatcher, URLPattern
+from ._patterns import RESOURCE_TYPES, RequestMatcher, RoutePattern, URLMatcher
 from ._requests import ABORT_REASONS, Request, Route
 from ._routing import RouteHandler, RouteTable, TabNetwork, block_entries, route_entry
 
@@ -23,10 +23,10 @@ __all__ = [
     "RequestRecord",
     "Route",
     "RouteHandler",
+    "RoutePattern",
     "RouteTable",
     "TabNetwork",
     "URLMatcher",
-    "URLPattern",
     "block_entries",
     "route_entry",
 ]

@@ -32,13 +32,13 @@ if TYPE_CHECKING:
 __all__ = [
     "RESOURCE_TYPES",
     "RequestMatcher",
+    "RoutePattern",
     "URLMatcher",
-    "URLPattern",
     "check_resource_types",
     "glob_to_regex",
 ]
 
-URLPattern: TypeAlias = "str | re.Pattern[str] | Callable[[Request], bool]"
+RoutePattern: TypeAlias = "str | re.Pattern[str] | Callable[[Request], bool]"
 
 # Chrome's Network.ResourceType values, by the lower-case names kobrowser
 # (and Playwright) use.
