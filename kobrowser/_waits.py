@@ -197,6 +197,7 @@ class WaitsMixin(PageStateMixin):
             while True:
                 ms = max(0, int((end - anyio.current_time() + _JS_SLACK_S) * 1000))
                 expression = f"({_OBSERVE})(({check}), {ms}, {json.dumps(every_frame)})"
+                document = (self._page.loader_id, self._page.navigations)
                 try:
                     result = await self.cdp.send(
                         "Runtime.evaluate",
@@ -206,7 +207,10 @@ class WaitsMixin(PageStateMixin):
                 except ProtocolError as exc:
                     if not any(text in exc.message for text in _CONTEXT_GONE):
                         raise
-                    await self._changed()  # the document is being replaced: retry in the new one
+                    # The document is being replaced: retry in the new one (at
+                    # once if it committed before this answer came).
+                    if document == (self._page.loader_id, self._page.navigations):
+                        await self._changed()
                     continue
                 details = result.get("exceptionDetails")
                 if details:
