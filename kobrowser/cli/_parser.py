@@ -434,6 +434,22 @@ def command_word(argv: list[str]) -> str | None:
     return None
 
 
+def _one_value_each(parser: argparse.ArgumentParser, namespace: dict[str, Any]) -> None:
+    """Refuse what argparse lets through: ``type 1 -- --`` gives TEXT an empty list."""
+    stack = [parser]
+    while stack:
+        current = stack.pop()
+        for action in current._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                stack.extend(action.choices.values())
+            elif (
+                not action.option_strings
+                and action.nargs in (None, "?")
+                and isinstance(namespace.get(action.dest), list)
+            ):
+                parser.error(f"argument {action.metavar or action.dest}: expected one value")
+
+
 def check_combinations(cmd: str, args: dict[str, Any]) -> str:
     """What is wrong with how the arguments of ``cmd`` go together ("" when nothing)."""
     if cmd == "wait":
@@ -472,6 +488,7 @@ def parse(argv: list[str], prog: str = "ko-browser") -> tuple[str, dict[str, Any
     word = command_word(argv)
     parser = build_parser(prog, only=word if word in COMMANDS else None)
     namespace = vars(parser.parse_args(argv))
+    _one_value_each(parser, namespace)
     cmd = namespace.pop("_cmd")
     options = {name: namespace.pop(name) for name in GLOBAL_OPTIONS}
     args = namespace
