@@ -9,6 +9,7 @@ import typing as _typing
 
 from ._exceptions import (
     ActionSyntaxError,
+    CaptureError,
     CDPError,
     CDPTimeoutError,
     ConnectionClosedError,
@@ -33,7 +34,10 @@ from ._exceptions import (
 
 if _typing.TYPE_CHECKING:
     from ._browser import Browser, BrowserContext, Download, connect, launch
+    from ._devices import Device, devices
     from ._dialogs import Dialog
+    from ._emulation import Emulation, Geolocation
+    from ._geometry import Box
     from ._pagestate import Response
     from ._snapshot import Element, Snapshot
     from ._tab import Tab
@@ -57,7 +61,12 @@ _LAZY = {
     "connect": "._browser",
     "launch": "._browser",
     "BrowserContext": "._browser",
+    "Device": "._devices",
+    "devices": "._devices",
     "Dialog": "._dialogs",
+    "Box": "._geometry",
+    "Emulation": "._emulation",
+    "Geolocation": "._emulation",
     "Download": "._browser",
     "Response": "._pagestate",
     "Element": "._snapshot",
@@ -102,19 +111,24 @@ __version__ = "0.1.0"
 __all__ = [
     "Action",
     "ActionSyntaxError",
+    "Box",
     "Browser",
     "BrowserContext",
     "CDPError",
     "CDPEvent",
     "CDPSession",
     "CDPTimeoutError",
+    "CaptureError",
     "ConnectionClosedError",
+    "Device",
     "Dialog",
     "DiffEntry",
     "Download",
     "Element",
     "ElementError",
+    "Emulation",
     "EventStream",
+    "Geolocation",
     "InvalidArgumentError",
     "InvalidSelectorError",
     "KoBrowserError",
@@ -141,6 +155,7 @@ __all__ = [
     "WaitTimeoutError",
     "WrongElementKindError",
     "connect",
+    "devices",
     "diff_snapshots",
     "launch",
     "parse_action",

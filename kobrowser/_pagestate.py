@@ -29,6 +29,7 @@ import anyio
 import msgspec
 
 from ._exceptions import KoBrowserError
+from ._storage import track_origins
 from ._tab_core import TabCore
 from .cdp._events import ATTACHED, DETACHED
 
@@ -430,8 +431,12 @@ class PageStateMixin(TabCore):
                 page.mark(loader, "load" if state == "complete" else "domcontentloaded")
 
     def _on_frame_attached(self, session: CDPSession) -> None:
+        context = self.context or self._browser.default_context
+        track_origins(session, lambda: context)
+
         async def enable_network() -> None:
             with contextlib.suppress(KoBrowserError):  # the frame may be gone already
                 await session.send("Network.enable", timeout=self.timeout)
+                await context._emulation.set_up_frame(session)
 
         self._browser._spawn(enable_network)

@@ -24,10 +24,13 @@ import anyio
 import anyio.abc
 
 from .._concurrency import exit_unwrapped
+from .._devices import Device
+from .._emulation import Emulation, Geolocation, build_emulation, permission_names
 from .._exceptions import KoBrowserError, TargetClosedError
 from .._storage import load_state, parse_state, track_origins
 from .._tab import Tab
 from .._validate import check, fail, seconds
+from ..actions import Action, Outcome, execute, to_action
 from ..cdp import ChromeProcess, Connection, open_transport, resolve_endpoint
 from ._context import BrowserContext, context_of
 from ._downloads import Download, Downloads, download_behavior
@@ -393,6 +396,20 @@ class Browser:
         *,
         download_dir: str | os.PathLike[str] | None = None,
         storage_state: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+        device: str | Device | None = None,
+        viewport: tuple[int, int] | None = None,
+        device_scale_factor: float | None = None,
+        is_mobile: bool | None = None,
+        has_touch: bool | None = None,
+        user_agent: str | None = None,
+        locale: str | None = None,
+        timezone_id: str | None = None,
+        geolocation: Geolocation | Mapping[str, float] | Sequence[float] | None = None,
+        permissions: Sequence[str] | None = None,
+        color_scheme: str | None = None,
+        reduced_motion: str | None = None,
+        offline: bool | None = None,
+        extra_http_headers: Mapping[str, str] | None = None,
     ) -> BrowserContext:
         """Create an isolated browser context: its own cookies, storage and cache.
 
@@ -404,15 +421,39 @@ class Browser:
             storage_state: cookies and localStorage to start with: a path to
                 a JSON file saved by :meth:`BrowserContext.storage_state` (or
                 Playwright), or the dict itself.
+            device: a device of :data:`kobrowser.devices` to emulate, e.g.
+                ``"iPhone 15"``; the other emulation arguments are those of
+                :meth:`BrowserContext.emulate`, where each is described.
+            permissions: permissions to grant every origin, as for
+                :meth:`BrowserContext.grant_permissions`.
 
         Raises:
-            InvalidArgumentError: ``storage_state`` is unreadable or malformed
-                (checked before the context is created).
+            InvalidArgumentError: ``storage_state`` is unreadable or
+                malformed, an unknown device or permission, a bad value
+                (all checked before the context is created).
 
         Cancelling the caller disposes the half-made context.
         """
         check(download_dir=download_dir)
         state = await parse_state(storage_state) if storage_state is not None else None
+        emulation: dict[str, Any] = {
+            "device": device,
+            "viewport": viewport,
+            "device_scale_factor": device_scale_factor,
+            "is_mobile": is_mobile,
+            "has_touch": has_touch,
+            "user_agent": user_agent,
+            "locale": locale,
+            "timezone_id": timezone_id,
+            "geolocation": geolocation,
+            "color_scheme": color_scheme,
+            "reduced_motion": reduced_motion,
+            "offline": offline,
+            "extra_http_headers": extra_http_headers,
+        }
+        build_emulation(Emulation(), **emulation)  # checked before anything is made
+        if permissions is not None:
+            permission_names(permissions)
         result = await self.connection.root.send(
             "Target.createBrowserContext", {"disposeOnDetach": True}
         )
@@ -422,6 +463,10 @@ class Browser:
             directory = download_dir or self._download_dir or self._temp_download_dir
             if directory is not None:
                 await context.set_download_dir(directory)
+            if any(value is not None for value in emulation.values()):
+                await context._emulation.change(**emulation)
+            if permissions:
+                await context.grant_permissions(permissions)
             if state is not None:
                 for origin in state.origins:
                     context._origins[origin] = None
@@ -464,6 +509,34 @@ class Browser:
     async def cookies(self, urls: str | Sequence[str] | None = None) -> list[dict[str, Any]]:
         """Cookies of the default context; see :meth:`BrowserContext.cookies`."""
         return await self._default_context.cookies(urls)
+
+    async def do(self, action: Action | str, *, timeout: float | None = None) -> Outcome:
+        """Run one action of the grammar (``click 5``, ``tab 2``) on the current tab.
+
+        As :meth:`Tab.do`, and ``tab N`` makes the N-th tab of :attr:`tabs`
+        (from 1) the current tab. Each action acts on the tab that is
+        current when it starts.
+
+        Args:
+            action: an :class:`~kobrowser.Action`, or one action line (or
+                JSON object) as a str.
+            timeout: deadline in seconds of the method the action runs
+                (default: the browser's).
+
+        Returns:
+            The :class:`~kobrowser.Outcome`; the action's own errors
+            (including no open tab) are in it, not raised.
+
+        Raises:
+            ActionSyntaxError: ``action`` is a str that is not exactly one action.
+            InvalidArgumentError: ``action`` is neither an Action nor a str,
+                or ``timeout`` is not a number of seconds >= 0.
+
+        Cancelling the caller cancels the action's method; input already
+        sent is not undone.
+        """
+        check(timeout=timeout)
+        return await execute(self, to_action(action), timeout=timeout)
 
     # -- the current tab's methods (Tab's signatures; see Tab for each) --------
 
@@ -668,11 +741,60 @@ class Browser:
         """The box of an element of the current tab; see :meth:`Tab.box`."""
         return await self.current_tab.box(element_id, timeout=timeout)
 
+    # -- seeing the page ------------------------------------------------------
+
+    async def screenshot(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        full_page: bool = False,
+        id: int | None = None,
+        annotate: bool = False,
+        format: str | None = None,
+        quality: int | None = None,
+        timeout: float | None = None,
+    ) -> bytes:
+        """A screenshot of the current tab; see :meth:`Tab.screenshot`."""
+        return await self.current_tab.screenshot(
+            path,
+            full_page=full_page,
+            id=id,
+            annotate=annotate,
+            format=format,
+            quality=quality,
+            timeout=timeout,
+        )
+
+    async def pdf(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        landscape: bool = False,
+        print_background: bool = True,
+        scale: float = 1.0,
+        paper: str = "A4",
+        timeout: float | None = None,
+    ) -> bytes:
+        """The current tab printed to PDF; see :meth:`Tab.pdf`."""
+        return await self.current_tab.pdf(
+            path,
+            landscape=landscape,
+            print_background=print_background,
+            scale=scale,
+            paper=paper,
+            timeout=timeout,
+        )
+
+    async def set_viewport(self, width: int, height: int) -> None:
+        """Resize the current tab's page area; see :meth:`Tab.set_viewport`."""
+        await self.current_tab.set_viewport(width, height)
+
 
 async def _set_up_tab(tab: Tab) -> None:
     # Needed even when Chrome reports no wait: an auto-attached popup that
     # shares its opener's renderer blocks the opener until then.
     await tab.cdp.send("Runtime.runIfWaitingForDebugger")
+    await context_of(tab.browser, tab._context_id)._emulation.set_up_tab(tab)
     await tab._init()
 
 

@@ -12,6 +12,9 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from .._cookies import cookie_params, filter_cookies, from_cdp, key_of, urls_list
+from .._devices import Device
+from .._emulating import ContextEmulation
+from .._emulation import Emulation, Geolocation
 from .._exceptions import InvalidArgumentError, KoBrowserError, ProtocolError
 from .._storage import load_state, parse_state, read_state
 from .._validate import check
@@ -53,6 +56,7 @@ class BrowserContext:
         self.download_dir = download_dir
         self._closed = False
         self._origins: dict[str, None] = {}  # http(s) origins its frames showed, in order
+        self._emulation = ContextEmulation(self)
 
     def __repr__(self) -> str:
         name = "default" if self.id is None else self.id
@@ -258,6 +262,118 @@ class BrowserContext:
         for origin in parsed.origins:
             self._origins[origin] = None
         await load_state(self, parsed, self._browser.timeout if timeout is None else timeout)
+
+    # -- emulation -----------------------------------------------------------------
+
+    @property
+    def emulation(self) -> Emulation:
+        """What this context emulates now (set with :meth:`emulate`)."""
+        return self._emulation.settings
+
+    async def emulate(
+        self,
+        *,
+        device: str | Device | None = None,
+        viewport: tuple[int, int] | None = None,
+        device_scale_factor: float | None = None,
+        is_mobile: bool | None = None,
+        has_touch: bool | None = None,
+        user_agent: str | None = None,
+        locale: str | None = None,
+        timezone_id: str | None = None,
+        geolocation: Geolocation | Mapping[str, float] | Sequence[float] | None = None,
+        color_scheme: str | None = None,
+        reduced_motion: str | None = None,
+        offline: bool | None = None,
+        extra_http_headers: Mapping[str, str] | None = None,
+    ) -> None:
+        """Change what the context's tabs emulate: open ones at once, new ones from the start.
+
+        Arguments left None keep their setting. Popups and out-of-process
+        frames get the same settings as the tabs.
+
+        Args:
+            device: a name of :data:`kobrowser.devices` (e.g. ``"iPhone 15"``,
+                ``"Pixel 7 landscape"``) or a :class:`Device`: sets viewport,
+                scale, mobile, touch and user agent (the other arguments given
+                override it).
+            viewport: CSS ``(width, height)`` of the page area.
+            device_scale_factor: device pixels per CSS pixel.
+            is_mobile: a mobile browser (meta viewport honoured).
+            has_touch: touch events and ``navigator.maxTouchPoints``.
+            user_agent: the ``User-Agent`` header and ``navigator.userAgent``.
+            locale: e.g. ``"de-DE"``: ``navigator.language``, ``Intl`` and
+                ``Accept-Language``.
+            timezone_id: e.g. ``"Europe/Berlin"``.
+            geolocation: ``{"latitude", "longitude", "accuracy"}`` (grant the
+                ``"geolocation"`` permission for pages to read it).
+            color_scheme: ``"light"``, ``"dark"`` or ``"no-preference"``.
+            reduced_motion: ``"reduce"`` or ``"no-preference"``.
+            offline: cut the network off.
+            extra_http_headers: headers added to every request.
+
+        Raises:
+            InvalidArgumentError: an unknown device or a bad value; nothing
+                is changed then.
+        """
+        self._check_open()
+        await self._emulation.change(
+            device=device,
+            viewport=viewport,
+            device_scale_factor=device_scale_factor,
+            is_mobile=is_mobile,
+            has_touch=has_touch,
+            user_agent=user_agent,
+            locale=locale,
+            timezone_id=timezone_id,
+            geolocation=geolocation,
+            color_scheme=color_scheme,
+            reduced_motion=reduced_motion,
+            offline=offline,
+            extra_http_headers=extra_http_headers,
+        )
+
+    async def clear_emulation(self) -> None:
+        """Stop emulating anything (permissions stay; see :meth:`clear_permissions`)."""
+        self._check_open()
+        await self._emulation.reset()
+
+    async def set_offline(self, offline: bool) -> None:
+        """Cut the context's network off (True) or restore it."""
+        await self.emulate(offline=offline)
+
+    async def set_extra_http_headers(self, headers: Mapping[str, str]) -> None:
+        """Send these headers with every request of the context (replacing earlier ones)."""
+        await self.emulate(extra_http_headers=headers)
+
+    async def set_geolocation(
+        self, geolocation: Geolocation | Mapping[str, float] | Sequence[float] | None
+    ) -> None:
+        """Report this position to pages (None: stop emulating one)."""
+        if geolocation is None:
+            self._check_open()
+            await self._emulation.unset("geolocation")
+        else:
+            await self.emulate(geolocation=geolocation)
+
+    async def grant_permissions(
+        self, permissions: Sequence[str], *, origin: str | None = None
+    ) -> None:
+        """Grant permissions to ``origin``, or to every origin (added to earlier grants).
+
+        Names are Playwright's: ``"geolocation"``, ``"notifications"``,
+        ``"camera"``, ``"microphone"``, ``"clipboard-read"``...
+
+        Raises:
+            InvalidArgumentError: an unknown permission or a bad origin.
+        """
+        self._check_open()
+        await self._emulation.grant(permissions, origin)
+
+    async def clear_permissions(self) -> None:
+        """Take back every permission granted in this context."""
+        self._check_open()
+        await self._emulation.clear_permissions()
 
     async def close(self) -> None:
         """Close the context and all its tabs. Idempotent.

@@ -38,7 +38,9 @@ SERIALIZED = frozenset(
         "open", "back", "forward", "reload", "snapshot", "click", "dblclick", "hover",
         "focus", "fill", "type", "press", "select", "check", "uncheck", "upload", "drag",
         "scroll", "scrollintoview", "tab.new", "tab.switch", "tab.close", "eval",
-        "batch", "agent",
+        "batch", "agent", "cookies.set", "cookies.clear", "state.load", "set.viewport",
+        "set.device", "set.offline", "set.headers", "set.geo", "set.media", "set.locale",
+        "set.timezone", "set.useragent", "set.permissions", "set.reset",
     }
 )  # fmt: skip
 
@@ -215,6 +217,9 @@ async def _snapshot(ctx: Context, args: dict[str, Any]) -> Result:
         depth=args["depth"],
         selector=args["selector"],
     )
+    from ._seeing import remember_mode
+
+    remember_mode(tab, args)
     return snap.to_dict(), snap.text.rstrip("\n")
 
 
@@ -540,4 +545,5 @@ def describe_error(exc: BaseException) -> dict[str, Any]:
     return error
 
 
-from . import _batch  # noqa: E402, F401  (registers `batch` and `agent`)
+# Register `batch` and `agent`; `cookies`, `state` and `set`; `screenshot`, `pdf`, `diff`.
+from . import _batch, _browser_state, _seeing  # noqa: E402, F401

@@ -9,6 +9,7 @@ import argparse
 import math
 import os
 
+from ._parser_state import DEFAULT_SUBCOMMAND, state_commands
 from ._protocol import DEFAULT_SESSION, valid_session_name
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
@@ -180,7 +181,7 @@ def _group(children: list[tuple[str, str, Define | None]], title: str, prefix: s
 
     def define(sub: argparse.ArgumentParser) -> None:
         nested = sub.add_subparsers(title=title, metavar=title.upper(), parser_class=_Parser)
-        nested.required = True
+        nested.required = prefix not in DEFAULT_SUBCOMMAND
         for name, help, child in children:
             _sub(nested, name, help, f"{prefix}.{name}", child)
 
@@ -203,6 +204,50 @@ def _snapshot(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "-s", "--selector", default=None, metavar="CSS", help="only the subtrees matching CSS"
     )
+
+
+def _screenshot(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "path",
+        nargs="?",
+        default=None,
+        metavar="PATH",
+        help="image file, .png/.jpg/.webp (default: screenshot-<time>.png here)",
+    )
+    sub.add_argument("--full", action="store_true", help="the whole page, not only the viewport")
+    sub.add_argument(
+        "--annotate", action="store_true", help="draw the ids of the last snapshot on the image"
+    )
+    sub.add_argument(
+        "--id", type=element_id, default=None, metavar="N", help="only element N of the snapshot"
+    )
+
+
+def _paper_scale(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.1 <= value <= 2.0:
+        raise argparse.ArgumentTypeError(f"invalid scale {text!r}: a number from 0.1 to 2")
+    return value
+
+
+def _pdf(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("path", metavar="PATH", help="the PDF file to write")
+    sub.add_argument("--landscape", action="store_true", help="landscape orientation")
+    sub.add_argument("--paper", choices=("A4", "Letter"), default="A4", help="paper size")
+    sub.add_argument("--scale", type=_paper_scale, default=1.0, help="0.1 to 2 (default 1)")
+
+
+def _diff(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "--baseline",
+        default=None,
+        metavar="FILE",
+        help="compare with this saved snapshot (`ko-browser snapshot > FILE`)",
+    )
+    _snapshot(sub)
 
 
 def _click(sub: argparse.ArgumentParser) -> None:
@@ -344,6 +389,12 @@ COMMANDS: dict[str, tuple[str, Define | None]] = {
     "forward": ("go forward in history", None),
     "reload": ("reload the page", None),
     "snapshot": ("print the numbered accessibility snapshot of the current tab", _snapshot),
+    "diff": (
+        "take a snapshot and print what changed since the previous one (ids of the new one)",
+        _diff,
+    ),
+    "screenshot": ("save a screenshot (optionally with the snapshot ids drawn on it)", _screenshot),
+    "pdf": ("print the page to a PDF file (headless Chrome only)", _pdf),
     "click": ("click an element", _click),
     "dblclick": ("double-click an element", _id),
     "hover": ("move the mouse over an element", _id),
@@ -413,6 +464,8 @@ COMMANDS: dict[str, tuple[str, Define | None]] = {
         _group([("list", "list running sessions", None)], "action", "session"),
     ),
 }
+
+COMMANDS.update(state_commands(_group))
 
 _VALUED_GLOBALS = frozenset(
     {"--session", "--timeout", "--executable-path", "--cdp", "--idle-timeout"}
@@ -490,6 +543,7 @@ def parse(argv: list[str], prog: str = "ko-browser") -> tuple[str, dict[str, Any
     namespace = vars(parser.parse_args(argv))
     _one_value_each(parser, namespace)
     cmd = namespace.pop("_cmd")
+    cmd = DEFAULT_SUBCOMMAND.get(cmd, cmd)
     options = {name: namespace.pop(name) for name in GLOBAL_OPTIONS}
     args = namespace
     problem = check_combinations(cmd, args)

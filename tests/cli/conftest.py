@@ -120,6 +120,7 @@ class Ko:
         session: str | None = None,
         env: dict[str, str] | None = None,
         timeout: float = COMMAND_TIMEOUT,
+        cwd: str | os.PathLike[str] | None = None,
     ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             self.argv(args, session),
@@ -128,6 +129,7 @@ class Ko:
             env=self.runtime.env(**(env or {})),
             timeout=timeout,
             stdin=subprocess.DEVNULL,
+            cwd=cwd,
         )
 
     def ok(self, *args: str, session: str | None = None) -> str:
