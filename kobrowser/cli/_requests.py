@@ -21,6 +21,7 @@ library and never becomes an internal error.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 from typing import Any
 
@@ -45,6 +46,7 @@ CLIENT_SIDE: dict[str, tuple[frozenset[str], dict[str, tuple[Any, ...]]]] = {
         {"button": ("left", "right", "middle"), "click_count": (1, 2)},
     ),
     "batch": (frozenset({"file"}), {"text": _STR, "source": _STR}),
+    "diff": (frozenset(), {"baseline_text": _OPT_STR}),
     "agent": (
         frozenset({"model", "base_url", "api_key_env"}),
         {"model": _STR, "base_url": _OPT_STR, "api_key": _OPT_STR},
@@ -96,10 +98,14 @@ def _scalar(action: argparse.Action, value: Any, where: str) -> Any:
             raise RequestError(f"{where}: expected a string, got {_short(value)}")
         result: Any = value
     else:
-        if isinstance(value, bool) or not isinstance(value, str | int | float):
+        if isinstance(value, str | int | float):  # bools too: str(True) is "True"
+            text = str(value)
+        elif isinstance(value, dict | list):  # a type that parses JSON
+            text = json.dumps(value)
+        else:
             raise RequestError(f"{where}: expected a value, got {_short(value)}")
         try:
-            result = action.type(str(value))  # type: ignore[operator]
+            result = action.type(text)  # type: ignore[operator]
         except (argparse.ArgumentTypeError, TypeError, ValueError) as exc:
             raise RequestError(f"{where}: {exc}") from None
         if result != value or (
@@ -119,6 +125,12 @@ def _argument(cmd: str, action: argparse.Action, value: Any) -> Any:
         if not isinstance(value, bool):
             raise RequestError(f"{where}: expected true or false, got {_short(value)}")
         return value
+    if isinstance(action, argparse._AppendAction):
+        if value is None:
+            return None
+        if not isinstance(value, list) or not value:
+            raise RequestError(f"{where}: expected a list of values, got {_short(value)}")
+        return [_scalar(action, item, where) for item in value]
     if action.nargs in ("+", "*"):
         if not isinstance(value, list) or (action.nargs == "+" and not value):
             raise RequestError(f"{where}: expected a list of values, got {_short(value)}")
