@@ -185,11 +185,10 @@ def check_args(cmd: str, args: Any) -> dict[str, Any]:
             out[key] = _client_side(cmd, key, value)
         elif key not in known:
             raise RequestError(f"{cmd.replace('.', ' ')}: unknown argument {_short(key)}")
-    for key in added:
-        if key not in out and all(isinstance(a, type) for a in added[key]):
-            if type(None) not in added[key]:
-                raise RequestError(f"{cmd}: argument {key!r} is missing")
-            out[key] = None
+    for key, accepted in added.items():
+        optional = type(None) in accepted or not all(isinstance(a, type) for a in accepted)
+        if key not in out and not optional:
+            raise RequestError(f"{cmd}: argument {key!r} is missing")
     problem = check_combinations(cmd, out)
     if problem:
         raise RequestError(problem)
