@@ -11,6 +11,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._snapshot import Element
     from ._tab import Tab
 
 __all__ = ["CurrentTabMixin"]
@@ -110,3 +111,17 @@ class CurrentTabMixin:
     async def is_checked(self, element_id: int, **options: Any) -> bool:
         """Whether an element of the current tab is checked (see :meth:`Tab.is_checked`)."""
         return await self.current_tab.is_checked(element_id, **options)
+
+    async def find(
+        self,
+        *,
+        role: str | None = None,
+        name: str | None = None,
+        text: str | None = None,
+        exact: bool = False,
+        timeout: float | None = None,
+    ) -> list[Element]:
+        """Find elements in a fresh snapshot of the current tab (see :meth:`Tab.find`)."""
+        return await self.current_tab.find(
+            role=role, name=name, text=text, exact=exact, timeout=timeout
+        )

@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import msgspec
 
+from ._clickable import ClickableMaps
 from ._concurrency import gather, unwrap_group
 from .snapshot import Node, build_tree, filter_tree, format_snapshot
 from .snapshot._ax import gc_paused
 from .snapshot._fetch import FrameDocument, fetch_frames, resolve_scope
+from .snapshot._text import limits
 
 if TYPE_CHECKING:
     from ._frames import FrameRegistry
@@ -63,7 +65,7 @@ class Element(msgspec.Struct, kw_only=True):
 
 
 class Snapshot:
-    """A numbered accessibility snapshot of a tab (see SNAPSHOT-FORMAT.md).
+    """A numbered accessibility snapshot of a tab (see docs/snapshot-format.md).
 
     Attributes:
         text: the snapshot text, exactly in the documented format.
@@ -122,10 +124,14 @@ async def take_snapshot(
     depth: int | None,
     selector: str | None,
     timeout: float,
+    clickable: bool = True,
+    text_limit: int | None = 80,
 ) -> Snapshot:
     """Fetch every frame, merge, filter, number and format (see Tab.snapshot)."""
-    if depth is not None and (not isinstance(depth, int) or depth < 0):
+    if depth is not None and (depth.__class__ is not int or depth < 0):
         raise ValueError(f"depth must be a whole number >= 0, not {depth!r}")
+    limits(text_limit)  # ValueError before any call
+    maps = ClickableMaps() if clickable else None
     # Frame sessions still setting up are waited for, at most one deadline: a
     # slow set-up must not fail the snapshot (the session is usable already).
     with anyio.move_on_after(timeout):
@@ -142,6 +148,7 @@ async def take_snapshot(
                 timeout=timeout,
                 owner_cache=owner_cache,
                 frame_tree_version=frames.frame_tree_version,
+                clickable=maps,
             )
         else:
             fetched, found = await gather(
@@ -151,6 +158,7 @@ async def take_snapshot(
                     timeout=timeout,
                     owner_cache=owner_cache,
                     frame_tree_version=frames.frame_tree_version,
+                    clickable=maps,
                 ),
                 lambda: resolve_scope(page, selector, timeout=timeout),
             )
@@ -166,7 +174,7 @@ async def take_snapshot(
     if interactive or compact or depth is not None:
         # The full tree needs no filtering (filter_tree would only copy it).
         tree = filter_tree(tree, interactive=interactive, compact=compact, depth=depth)
-    text, ordered = format_snapshot(tree, title=title or None)
+    text, ordered = format_snapshot(tree, title=title or None, text_limit=text_limit)
 
     elements, roots = _elements(tree, ordered, fetched.documents)
     return Snapshot(
