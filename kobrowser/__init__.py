@@ -13,6 +13,7 @@ from ._exceptions import (
     CDPTimeoutError,
     ConnectionClosedError,
     ElementError,
+    InvalidArgumentError,
     InvalidSelectorError,
     KoBrowserError,
     LaunchError,
@@ -22,6 +23,7 @@ from ._exceptions import (
     NotInteractableError,
     ProtocolError,
     SnapshotError,
+    SnapshotTooLargeError,
     StaleElementError,
     TargetClosedError,
     UnknownElementError,
@@ -30,17 +32,24 @@ from ._exceptions import (
 )
 
 if _typing.TYPE_CHECKING:
-    from ._browser import Browser, connect, launch
-    from ._context import BrowserContext
+    from ._browser import Browser, BrowserContext, Download, connect, launch
+    from ._devices import Device, devices
     from ._dialogs import Dialog
-    from ._downloads import Download
+    from ._emulation import Emulation, Geolocation
     from ._pagestate import Response
     from ._snapshot import Element, Snapshot
     from ._tab import Tab
     from .actions import Action, Outcome, parse_action, parse_actions
     from .cdp import CDPEvent, CDPSession, EventStream
     from .scrape import Scraper, ScrapeResult, scrape
-    from .snapshot import ParsedSnapshot, SnapshotLine, parse_snapshot
+    from .snapshot import (
+        DiffEntry,
+        ParsedSnapshot,
+        SnapshotDiff,
+        SnapshotLine,
+        diff_snapshots,
+        parse_snapshot,
+    )
 
 # Everything but the exceptions is imported on first use, so that the
 # `ko-browser` client (which only talks to its daemon) starts without loading
@@ -49,9 +58,13 @@ _LAZY = {
     "Browser": "._browser",
     "connect": "._browser",
     "launch": "._browser",
-    "BrowserContext": "._context",
+    "BrowserContext": "._browser",
+    "Device": "._devices",
+    "devices": "._devices",
     "Dialog": "._dialogs",
-    "Download": "._downloads",
+    "Emulation": "._emulation",
+    "Geolocation": "._emulation",
+    "Download": "._browser",
     "Response": "._pagestate",
     "Element": "._snapshot",
     "Snapshot": "._snapshot",
@@ -63,7 +76,10 @@ _LAZY = {
     "CDPEvent": ".cdp",
     "CDPSession": ".cdp",
     "EventStream": ".cdp",
+    "DiffEntry": ".snapshot",
     "ParsedSnapshot": ".snapshot",
+    "SnapshotDiff": ".snapshot",
+    "diff_snapshots": ".snapshot",
     "SnapshotLine": ".snapshot",
     "parse_snapshot": ".snapshot",
     "ScrapeResult": ".scrape",
@@ -99,11 +115,16 @@ __all__ = [
     "CDPSession",
     "CDPTimeoutError",
     "ConnectionClosedError",
+    "Device",
     "Dialog",
+    "DiffEntry",
     "Download",
     "Element",
     "ElementError",
+    "Emulation",
     "EventStream",
+    "Geolocation",
+    "InvalidArgumentError",
     "InvalidSelectorError",
     "KoBrowserError",
     "LaunchError",
@@ -118,8 +139,10 @@ __all__ = [
     "ScrapeResult",
     "Scraper",
     "Snapshot",
+    "SnapshotDiff",
     "SnapshotError",
     "SnapshotLine",
+    "SnapshotTooLargeError",
     "StaleElementError",
     "Tab",
     "TargetClosedError",
@@ -127,6 +150,8 @@ __all__ = [
     "WaitTimeoutError",
     "WrongElementKindError",
     "connect",
+    "devices",
+    "diff_snapshots",
     "launch",
     "parse_action",
     "parse_actions",

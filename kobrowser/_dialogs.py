@@ -19,6 +19,7 @@ import msgspec
 
 from ._exceptions import KoBrowserError, ProtocolError, WaitTimeoutError
 from ._tab_core import TabCore
+from ._validate import check, seconds
 
 if TYPE_CHECKING:
     from ._browser import Browser
@@ -75,6 +76,7 @@ class Dialog:
         Cancellation may leave the dialog open; the default handling then
         accepts it.
         """
+        check(prompt_text=prompt_text)
         await self._handle(True, prompt_text)
 
     async def dismiss(self) -> None:
@@ -118,6 +120,7 @@ class DialogsMixin(TabCore):
         leaves open (or when it raises, or takes longer than the browser's
         timeout) is accepted. ``None`` restores the default: accept all.
         """
+        check(handler=handler)
         self._dialog_handler = handler
 
     async def wait_for_dialog(self, *, timeout: float | None = None) -> Dialog:
@@ -126,7 +129,7 @@ class DialogsMixin(TabCore):
         Raises:
             WaitTimeoutError: no dialog within ``timeout`` (default: the browser's).
         """
-        deadline = self.timeout if timeout is None else timeout
+        deadline = self.timeout if timeout is None else seconds(timeout)
         seen = len(self._dialogs)
         with anyio.move_on_after(deadline):
             while len(self._dialogs) <= seen or not self._dialogs[seen].handled:

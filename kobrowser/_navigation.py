@@ -17,6 +17,7 @@ import anyio
 from ._dialogs import DialogsMixin
 from ._exceptions import NavigationError, ProtocolError, WaitTimeoutError
 from ._pagestate import LoadState, Response
+from ._validate import check
 from ._waits import WaitsMixin, _check_state
 
 __all__ = ["NavigationMixin"]
@@ -63,7 +64,7 @@ class NavigationMixin(WaitsMixin, DialogsMixin):
 
         Cancelling the caller stops waiting; the navigation itself goes on.
         """
-        _check_state(wait_until)
+        check(url=url, wait_until=wait_until, timeout=timeout, referrer=referrer)
         params: dict[str, Any] = {"url": url}
         if referrer:
             params["referrer"] = referrer

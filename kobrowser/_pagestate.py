@@ -29,12 +29,12 @@ import anyio
 import msgspec
 
 from ._exceptions import KoBrowserError
+from ._storage import track_origins
 from ._tab_core import TabCore
 from .cdp._events import ATTACHED, DETACHED
 
 if TYPE_CHECKING:
-    from ._browser import Browser
-    from ._context import BrowserContext
+    from ._browser import Browser, BrowserContext
     from ._tab import Tab
     from .cdp import CDPSession
 
@@ -405,7 +405,7 @@ class PageStateMixin(TabCore):
     @property
     def opener(self) -> Tab | None:
         """The tab that opened this one (popups, ``target=_blank``), if still open."""
-        return self._browser._tabs.get(self._opener_id) if self._opener_id else None
+        return self._browser._targets.get(self._opener_id) if self._opener_id else None
 
     async def _init(self) -> None:
         self._page.watch_page(self.cdp)
@@ -431,8 +431,12 @@ class PageStateMixin(TabCore):
                 page.mark(loader, "load" if state == "complete" else "domcontentloaded")
 
     def _on_frame_attached(self, session: CDPSession) -> None:
+        context = self.context or self._browser.default_context
+        track_origins(session, lambda: context)
+
         async def enable_network() -> None:
             with contextlib.suppress(KoBrowserError):  # the frame may be gone already
                 await session.send("Network.enable", timeout=self.timeout)
+                await context._emulation.set_up_frame(session)
 
         self._browser._spawn(enable_network)

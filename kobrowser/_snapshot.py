@@ -10,14 +10,15 @@ import msgspec
 
 from ._clickable import ClickableMaps
 from ._concurrency import gather, unwrap_group
-from .snapshot import Node, build_tree, filter_tree, format_snapshot
+from ._validate import check
+from .snapshot import Node, SnapshotDiff, build_tree, diff_snapshots, filter_tree, format_snapshot
 from .snapshot._ax import gc_paused
 from .snapshot._fetch import FrameDocument, fetch_frames, resolve_scope
-from .snapshot._text import limits
 
 if TYPE_CHECKING:
     from ._frames import FrameRegistry
     from .cdp import CDPSession
+    from .snapshot import ParsedSnapshot
 
 __all__ = ["Element", "Snapshot", "take_snapshot"]
 
@@ -104,6 +105,15 @@ class Snapshot:
     def __repr__(self) -> str:
         return f"<Snapshot {self.url!r} {len(self.id_map)} elements>"
 
+    def diff(self, previous: Snapshot | ParsedSnapshot | str) -> SnapshotDiff:
+        """What changed since ``previous`` (see :func:`kobrowser.diff_snapshots`).
+
+        Lines are matched without their ids, so renumbering alone is no
+        change; the result names elements by their ids in this snapshot.
+        ``previous`` may also be snapshot text (a saved baseline).
+        """
+        return diff_snapshots(previous, self)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: text, url, title and the element tree."""
         return {
@@ -128,9 +138,7 @@ async def take_snapshot(
     text_limit: int | None = 80,
 ) -> Snapshot:
     """Fetch every frame, merge, filter, number and format (see Tab.snapshot)."""
-    if depth is not None and (depth.__class__ is not int or depth < 0):
-        raise ValueError(f"depth must be a whole number >= 0, not {depth!r}")
-    limits(text_limit)  # ValueError before any call
+    check(depth=depth, text_limit=text_limit, clickable=clickable)
     maps = ClickableMaps() if clickable else None
     # Frame sessions still setting up are waited for, at most one deadline: a
     # slow set-up must not fail the snapshot (the session is usable already).

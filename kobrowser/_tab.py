@@ -18,3 +18,15 @@ class Tab(NavigationMixin, ActionsMixin):
         cdp: the tab's raw :class:`~kobrowser.cdp.CDPSession` (send + subscribe).
         target_id: Chrome's id of the page target.
     """
+
+    async def set_viewport(self, width: int, height: int) -> None:
+        """Resize this tab's page area to ``width`` x ``height`` CSS pixels.
+
+        Kept across navigations, over its context's viewport; the context's
+        scale and mobile settings stay.
+
+        Raises:
+            InvalidArgumentError: not whole numbers > 0.
+        """
+        context = self.context or self._browser.default_context
+        await context._emulation.set_tab_viewport(self, width, height)

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ._exceptions import KoBrowserError, ProtocolError, TargetClosedError
+from ._exceptions import InvalidArgumentError, KoBrowserError, ProtocolError, TargetClosedError
 from ._frames import FrameRegistry
 from ._snapshot import Element, Snapshot, take_snapshot
+from ._validate import check, seconds
 from .cdp import CDPSession
 from .snapshot._find import find_nodes
 
@@ -114,13 +115,21 @@ class TabCore:
             timeout: deadline of each CDP call (default: the browser's).
 
         Raises:
-            ValueError: ``depth`` or ``text_limit`` is not a valid number.
+            InvalidArgumentError: a bad argument (``depth``, ``text_limit``...).
             InvalidSelectorError: ``selector`` is not valid CSS.
             TargetClosedError: the tab was closed or crashed.
             CDPTimeoutError: the top document did not answer in time.
 
         Cancelling the caller abandons the snapshot and keeps the previous one.
         """
+        check(
+            interactive=interactive,
+            compact=compact,
+            depth=depth,
+            scope=selector,
+            clickable=clickable,
+            text_limit=text_limit,
+        )
         snap = await take_snapshot(
             self.cdp,
             self._frames,
@@ -129,7 +138,7 @@ class TabCore:
             compact=compact,
             depth=depth,
             selector=selector,
-            timeout=self.timeout if timeout is None else timeout,
+            timeout=self.timeout if timeout is None else seconds(timeout),
             clickable=clickable,
             text_limit=text_limit,
         )
@@ -162,13 +171,17 @@ class TabCore:
             timeout: deadline of each CDP call (default: the browser's).
 
         Raises:
-            ValueError: no criterion is given.
+            InvalidArgumentError: no criterion is given, or one is not a str.
             TargetClosedError: the tab was closed or crashed.
             CDPTimeoutError: the top document did not answer in time.
 
         Cancelling the caller abandons the snapshot and keeps the previous one.
         """
-        find_nodes([], role=role, name=name, text=text, exact=exact)  # checks the criteria
+        check(find_role=role, find_name=name, find_text=text, exact=exact)
+        if role is None and name is None and text is None:
+            raise InvalidArgumentError(
+                "find: expected at least one of role, name or text", argument="role"
+            )
         snap = await self.snapshot(timeout=timeout)
         return find_nodes(snap.nodes, role=role, name=name, text=text, exact=exact)
 
@@ -177,6 +190,7 @@ class TabCore:
 
         Promises are awaited. Raises KoBrowserError when the script throws.
         """
+        check(script=expression, timeout=timeout)
         result = await self.cdp.send(
             "Runtime.evaluate",
             {"expression": expression, "returnByValue": True, "awaitPromise": True},

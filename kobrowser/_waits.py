@@ -26,7 +26,8 @@ from ._exceptions import (
     TargetClosedError,
     WaitTimeoutError,
 )
-from ._pagestate import LOAD_STATES, NETWORK_IDLE_S, LoadState, PageStateMixin
+from ._pagestate import NETWORK_IDLE_S, LoadState, PageStateMixin
+from ._validate import check, seconds
 
 __all__ = ["URLPattern", "WaitsMixin", "glob_to_regex"]
 
@@ -140,9 +141,8 @@ def _url_matcher(pattern: URLPattern) -> Callable[[str], bool]:
     return pattern
 
 
-def _check_state(state: str) -> None:
-    if state not in LOAD_STATES:
-        raise ValueError(f"wait_until/state must be one of {', '.join(LOAD_STATES)}; not {state!r}")
+def _check_state(state: str, argument: str = "wait_until") -> None:
+    check(**{argument: state})
 
 
 class WaitsMixin(PageStateMixin):
@@ -228,7 +228,7 @@ class WaitsMixin(PageStateMixin):
         raise WaitTimeoutError(f"timed out after {deadline:g} s waiting for {what}")
 
     def _deadline(self, timeout: float | None) -> float:
-        return self.timeout if timeout is None else timeout
+        return self.timeout if timeout is None else seconds(timeout)
 
     # -- public waits ---------------------------------------------------------
 
@@ -249,7 +249,7 @@ class WaitsMixin(PageStateMixin):
 
         Cancelling the caller simply stops waiting.
         """
-        _check_state(state)
+        _check_state(state, "state")
         deadline = self._deadline(timeout)
         page = self._page
         with anyio.move_on_after(deadline):
@@ -281,7 +281,7 @@ class WaitsMixin(PageStateMixin):
 
         Cancelling the caller simply stops waiting.
         """
-        _check_state(wait_until)
+        check(url_pattern=url, wait_until=wait_until, timeout=timeout)
         matches = _url_matcher(url)
         deadline = self._deadline(timeout)
         page = self._page
@@ -306,8 +306,9 @@ class WaitsMixin(PageStateMixin):
         Cancelling the caller stops waiting; the in-page observer removes
         itself at the deadline.
         """
-        check = _TEXT_CHECK % json.dumps(text)
-        await self._in_page(check, self._deadline(timeout), f"text {text!r}", every_frame=False)
+        check(text=text, timeout=timeout)
+        script = _TEXT_CHECK % json.dumps(text)
+        await self._in_page(script, self._deadline(timeout), f"text {text!r}", every_frame=False)
 
     async def wait_for_selector(
         self, selector: str, *, state: SelectorState = "visible", timeout: float | None = None
@@ -320,18 +321,17 @@ class WaitsMixin(PageStateMixin):
         every DOM mutation and CSS transition/animation end.
 
         Raises:
-            ValueError: unknown ``state``.
+            InvalidArgumentError: unknown ``state``, empty ``selector``.
             InvalidSelectorError: ``selector`` is not valid CSS.
             WaitTimeoutError: not in that state within ``timeout`` (default: the browser's).
 
         Cancelling the caller stops waiting; the in-page observer removes
         itself at the deadline.
         """
-        if state not in _SELECTOR_STATES:
-            raise ValueError(f"state must be one of {', '.join(_SELECTOR_STATES)}; not {state!r}")
-        check = _SELECTOR_CHECK % (json.dumps(selector), json.dumps(state))
+        check(selector=selector, selector_state=state, timeout=timeout)
+        script = _SELECTOR_CHECK % (json.dumps(selector), json.dumps(state))
         what = f"selector {selector!r} to be {state}"
-        await self._in_page(check, self._deadline(timeout), what, every_frame=False)
+        await self._in_page(script, self._deadline(timeout), what, every_frame=False)
 
     async def wait_for_function(self, expression: str, *, timeout: float | None = None) -> Any:
         """Wait until a JavaScript expression (or function) is truthy; return its value.
@@ -347,11 +347,13 @@ class WaitsMixin(PageStateMixin):
         Cancelling the caller stops waiting; the in-page loop ends itself at
         the deadline.
         """
-        check = _FUNCTION_CHECK % expression
+        check(expression=expression, timeout=timeout)
+        script = _FUNCTION_CHECK % expression
         return await self._in_page(
-            check, self._deadline(timeout), f"function {expression!r}", every_frame=True
+            script, self._deadline(timeout), f"function {expression!r}", every_frame=True
         )
 
     async def wait(self, ms: float) -> None:
         """Sleep ``ms`` milliseconds (prefer the waits above: they react to the page)."""
+        check(ms=ms)
         await anyio.sleep(ms / 1000)

@@ -7,6 +7,7 @@ from typing import Any
 import anyio
 
 from .._tab_core import TabCore
+from .._validate import seconds
 from ._input import Mouse
 from ._resolve import Target, resolve
 
@@ -25,7 +26,7 @@ class ActionBase(TabCore):
         return self._mouse_state
 
     def _limit(self, timeout: float | None) -> float:
-        return self.timeout if timeout is None else timeout
+        return self.timeout if timeout is None else seconds(timeout)
 
     async def _resolve(self, element_id: int, timeout: float) -> Target:
         return await resolve(self._last_snapshot, element_id, timeout=timeout)

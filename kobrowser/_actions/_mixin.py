@@ -20,12 +20,14 @@ from typing import Any
 import anyio
 
 from .._exceptions import (
+    InvalidArgumentError,
     KoBrowserError,
     NotInteractableError,
     ProtocolError,
     TargetClosedError,
     WrongElementKindError,
 )
+from .._validate import check, existing_files
 from . import _scripts
 from ._input import modifier_mask, press_combo, type_text
 from ._readers import ReadersMixin
@@ -37,15 +39,6 @@ _GUARD_MS = 5000  # cleared right after each action; only a safety net
 _HOVER_TRIES = 3  # moves sent before hover gives up on a frame that never sees them
 _GUARD_READ_S = 5.0  # deadline floor for reading a guard after input was sent
 _CHECKABLE = ("checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio")
-
-
-def _existing_files(files: Sequence[str | os.PathLike[str]]) -> list[str]:
-    """Absolute paths of ``files``; FileNotFoundError names the first missing one."""
-    paths = [os.path.abspath(os.path.expanduser(os.fspath(f))) for f in files]
-    for path in paths:
-        if not os.path.isfile(path):
-            raise FileNotFoundError(f"no such file to upload: {path}")
-    return paths
 
 
 class ActionsMixin(ReadersMixin):
@@ -77,8 +70,10 @@ class ActionsMixin(ReadersMixin):
 
         Raises:
             NoSnapshotError, UnknownElementError, StaleElementError,
-            NotInteractableError (names the covering element), ValueError.
+            NotInteractableError (names the covering element),
+            InvalidArgumentError.
         """
+        check(element_id=element_id, button=button, click_count=click_count, modifiers=modifiers)
         mask = modifier_mask(modifiers)
         limit = self._limit(timeout)
         deadline = anyio.current_time() + limit
@@ -227,6 +222,7 @@ class ActionsMixin(ReadersMixin):
 
         Works for pointer-driven drags and for HTML5 drag and drop.
         """
+        check(source_id=source_id, target_id=target_id, steps=steps, timeout=timeout)
         limit = self._limit(timeout)
         deadline = anyio.current_time() + limit
         source = await self._resolve(source_id, limit)
@@ -296,9 +292,8 @@ class ActionsMixin(ReadersMixin):
             direction: ``"up"``, ``"down"``, ``"left"`` or ``"right"``.
             amount: CSS pixels.
         """
+        check(direction=direction, amount=amount, timeout=timeout)
         vectors = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}
-        if direction not in vectors:
-            raise ValueError(f"direction must be up, down, left or right, not {direction!r}")
         limit = self._limit(timeout)
         metrics = await self.cdp.send("Page.getLayoutMetrics", timeout=limit)
         viewport = metrics.get("cssLayoutViewport", {})
@@ -347,8 +342,7 @@ class ActionsMixin(ReadersMixin):
         Raises:
             WrongElementKindError: the element is not something that can be filled.
         """
-        if not isinstance(value, str):
-            raise TypeError(f"fill() takes a str value, not {type(value).__name__}")
+        check(element_id=element_id, value=value, timeout=timeout)
 
         async def body(target: Target, deadline: float) -> None:
             await locate(target, timeout=self._left(deadline), hit=False)
@@ -384,6 +378,7 @@ class ActionsMixin(ReadersMixin):
         Args:
             delay: milliseconds between key presses.
         """
+        check(element_id=element_id, text=text, delay=delay, timeout=timeout)
 
         async def body(target: Target, deadline: float) -> None:
             await locate(target, timeout=self._left(deadline), hit=False)
@@ -396,8 +391,9 @@ class ActionsMixin(ReadersMixin):
         """Press a key or combination on the focused element: ``"Enter"``, ``"Control+a"``.
 
         Raises:
-            ValueError: unknown key or modifier.
+            InvalidArgumentError: unknown key or modifier.
         """
+        check(key=key, timeout=timeout)
         await press_combo(self.cdp, key, timeout=self._limit(timeout))
 
     async def select(self, element_id: int, *values: str, timeout: float | None = None) -> None:
@@ -405,10 +401,10 @@ class ActionsMixin(ReadersMixin):
 
         Raises:
             WrongElementKindError: the element is not a select.
-            ValueError: an option is missing (the message lists the available ones).
+            InvalidArgumentError: no values given, or an option is missing (the
+                message lists the available ones).
         """
-        if not values:
-            raise ValueError("select() needs at least one option value or label")
+        check(element_id=element_id, values=values, timeout=timeout)
 
         async def body(target: Target, deadline: float) -> None:
             await locate(target, timeout=self._left(deadline), hit=False)
@@ -426,9 +422,10 @@ class ActionsMixin(ReadersMixin):
                     element_id,
                 )
             if error == "missing":
-                raise ValueError(
-                    f"element {element_id} has no option {result['wanted']!r}; "
-                    f"options: {', '.join(result['available'])}"
+                raise InvalidArgumentError(
+                    f"values: element {element_id} has no option {result['wanted']!r}; "
+                    f"expected one of its options: {', '.join(result['available'])}",
+                    argument="values",
                 )
             if error == "disabled":
                 raise NotInteractableError(
@@ -436,7 +433,11 @@ class ActionsMixin(ReadersMixin):
                     element_id,
                 )
             if error == "single":
-                raise ValueError(f"element {element_id} allows only one selected option")
+                raise InvalidArgumentError(
+                    f"values: got {len(values)}; element {element_id} allows only one "
+                    "selected option",
+                    argument="values",
+                )
 
         await self._run(element_id, timeout, body)
 
@@ -473,10 +474,11 @@ class ActionsMixin(ReadersMixin):
         """Set the files of an ``<input type=file>``.
 
         Raises:
-            FileNotFoundError: a file does not exist.
+            InvalidArgumentError: a file does not exist.
             WrongElementKindError: the element is not a file input.
         """
-        paths = _existing_files(files)
+        check(element_id=element_id, timeout=timeout)
+        paths = existing_files(files)
 
         async def body(target: Target, deadline: float) -> None:
             kind = await call(
@@ -492,7 +494,10 @@ class ActionsMixin(ReadersMixin):
                     element_id,
                 )
             if len(paths) > 1 and not kind.get("multiple"):
-                raise ValueError(f"element {element_id} accepts one file, not {len(paths)}")
+                raise InvalidArgumentError(
+                    f"files: got {len(paths)}; element {element_id} accepts one file",
+                    argument="files",
+                )
             await target.session.send(
                 "DOM.setFileInputFiles",
                 {"files": paths, "objectId": target.object_id},

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._exceptions import WrongElementKindError
+from .._validate import check
 from . import _scripts
 from ._base import ActionBase
 from ._resolve import Target, call, locate
@@ -62,6 +63,7 @@ class ReadersMixin(ActionBase):
 
     async def attr(self, element_id: int, name: str, *, timeout: float | None = None) -> str | None:
         """The value of attribute ``name`` (None when absent)."""
+        check(element_id=element_id, name=name, timeout=timeout)
         result = await self._info(element_id, "attr", name, timeout)
         return None if result is None else str(result)
 

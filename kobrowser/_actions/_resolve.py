@@ -32,6 +32,7 @@ from .._exceptions import (
     UnknownElementError,
 )
 from .._tab_core import runtime_value
+from .._validate import element_id as check_id
 from ..snapshot._roles import role_info
 from . import _scripts
 
@@ -117,13 +118,12 @@ def stale(element: Element, why: str) -> StaleElementError:
 
 def lookup(snapshot: Snapshot | None, element_id: int) -> Element:
     """The element of ``element_id`` in ``snapshot`` (no browser call)."""
+    check_id(element_id)
     if snapshot is None:
         raise NoSnapshotError(
             f"no snapshot yet, so id {element_id} means nothing: take a snapshot first",
             element_id,
         )
-    if isinstance(element_id, bool) or not isinstance(element_id, int):
-        raise UnknownElementError(f"element ids are whole numbers, not {element_id!r}", None)
     element = snapshot.id_map.get(element_id)
     if element is None:
         count = len(snapshot.id_map)

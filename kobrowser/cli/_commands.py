@@ -558,7 +558,7 @@ def describe_error(exc: BaseException) -> dict[str, Any]:
     element_id = getattr(exc, "element_id", None)
     if element_id is not None:
         error["id"] = element_id
-    if isinstance(exc, UsageError):
+    if isinstance(exc, UsageError | kobrowser.InvalidArgumentError):
         error["exit"] = 2
     hint = _hint(exc)
     if hint:

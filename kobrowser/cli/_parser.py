@@ -6,6 +6,7 @@ Standard library only: the client builds this parser on every command.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 
 from ._protocol import DEFAULT_SESSION, valid_session_name
@@ -71,8 +72,8 @@ def _positive_float(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0: {text!r}")
+    if not 0 < value < math.inf:  # NaN and inf too
+        raise argparse.ArgumentTypeError(f"must be a number more than 0 (and finite): {text!r}")
     return value
 
 

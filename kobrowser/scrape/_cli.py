@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import os
 import signal
 import sys
@@ -93,8 +94,8 @@ def _seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0: {text!r}")
+    if not 0 < value < math.inf:  # NaN and inf too
+        raise argparse.ArgumentTypeError(f"must be a number of seconds more than 0: {text!r}")
     return value
 
 

@@ -30,6 +30,7 @@ from anyio.streams.memory import MemoryObjectSendStream
 
 from kobrowser import (
     CDPTimeoutError,
+    InvalidArgumentError,
     InvalidSelectorError,
     KoBrowserError,
     NavigationError,
@@ -39,7 +40,7 @@ from kobrowser import (
 )
 
 from .._concurrency import exit_unwrapped
-from ..snapshot._text import limits
+from .._validate import check, fail, seconds
 from ._pool import BrowserPool, Lease, NoBrowserError, backoff
 from ._queue import Job, Scheduler
 from ._result import RETRY_STATUSES, Failure, ScrapeResult, check_url, host_key, navigation_failure
@@ -63,7 +64,7 @@ _LOAD_STATES = ("commit", "domcontentloaded", "load", "networkidle")
 
 def _positive_int(name: str, value: object, minimum: int = 1) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{name} must be a whole number >= {minimum}, not {value!r}")
+        raise fail(name, value, f"a whole number >= {minimum}")
     return value
 
 
@@ -133,20 +134,19 @@ class Scraper:
         self.concurrency = _positive_int("concurrency", concurrency)
         addresses = [endpoints] if isinstance(endpoints, str) else list(endpoints or [])
         if endpoints is not None and not addresses:
-            raise ValueError("endpoints is empty: give at least one, or None for local Chrome")
+            raise fail("endpoints", endpoints, "at least one endpoint, or None for local Chrome")
         if addresses and browsers is not None:
-            raise ValueError("give endpoints or browsers, not both")
+            raise InvalidArgumentError(
+                "browsers: give endpoints or browsers, not both", argument="browsers"
+            )
         count = _positive_int("browsers", 1 if browsers is None else browsers)
         self.per_host = None if per_host is None else _positive_int("per_host", per_host)
-        if wait_until not in _LOAD_STATES:
-            raise ValueError(f"wait_until must be one of {', '.join(_LOAD_STATES)}")
+        check(wait_until=wait_until)
         self.wait_until: Any = wait_until
-        if not isinstance(timeout, int | float) or not timeout > 0:
-            raise ValueError(f"timeout must be a number of seconds > 0, not {timeout!r}")
-        self.timeout = float(timeout)
+        self.timeout = seconds(timeout, positive=True)
         self.retries = _positive_int("retries", retries, minimum=0)
         if extract is not None and not callable(extract):
-            raise ValueError("extract must be an async function (tab, snapshot) -> dict")
+            raise fail("extract", extract, "an async function (tab, snapshot) -> dict, or None")
         self.extract = extract
         self._snapshot_options: dict[str, Any] = {
             "interactive": interactive,
@@ -156,7 +156,7 @@ class Scraper:
             "text_limit": text_limit,
             "timeout": self.timeout,
         }
-        limits(text_limit)  # ValueError now, not on every page
+        check(text_limit=text_limit)  # now, not on every page
         launch: dict[str, Any] = {"headless": headless, "args": tuple(args)}
         if executable_path is not None:
             launch["executable_path"] = executable_path

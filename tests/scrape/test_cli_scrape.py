@@ -120,6 +120,13 @@ def test_stdin_to_stdout_with_a_local_chrome(server: PageServer) -> None:
         ["{urls}", "--text-limit", "3"],
         ["{urls}", "--wait-until", "later"],
         ["{urls}", "--json"],
+        ["{urls}", "--timeout", "inf"],
+        ["{urls}", "--timeout", "nan"],
+        ["{urls}", "--timeout", "-1"],
+        ["{urls}", "--timeout", "0"],
+        ["{urls}", "--retries", "1e3"],
+        ["{urls}", "--depth", "-1"],
+        ["{urls}", "--browsers", "nan"],
     ],
 )
 def test_bad_usage_exits_2_without_a_browser(argv: list[str], tmp_path: Path) -> None:

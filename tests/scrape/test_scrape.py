@@ -334,6 +334,9 @@ def test_kobrowser_scrape_is_callable_even_after_the_package_is_imported() -> No
         ({"per_host": 0}, "per_host"),
         ({"retries": -1}, "retries"),
         ({"timeout": 0}, "timeout"),
+        ({"timeout": float("inf")}, "timeout"),
+        ({"timeout": float("nan")}, "timeout"),
+        ({"concurrency": True}, "concurrency"),
         ({"wait_until": "idle"}, "wait_until"),
         ({"endpoints": []}, "endpoints"),
         ({"endpoints": ["127.0.0.1:9"], "browsers": 2}, "not both"),
@@ -341,8 +344,9 @@ def test_kobrowser_scrape_is_callable_even_after_the_package_is_imported() -> No
     ],
 )
 def test_bad_options_raise_value_error(options: dict[str, Any], message: str) -> None:
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(kobrowser.InvalidArgumentError, match=message) as info:
         Scraper(**options)
+    assert isinstance(info.value, ValueError)
 
 
 async def test_text_limit_passes_through(server: PageServer, endpoint: EndpointChrome) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from _server import PageServer
 
-from kobrowser import Browser
+from kobrowser import Browser, InvalidArgumentError
 from kobrowser.snapshot import parse_snapshot
 
 from ._browser_helpers import assert_consistent, page
@@ -138,7 +138,7 @@ async def test_text_limit(server: PageServer, open_tab: OpenTab) -> None:
         assert_consistent(default)
         assert f'text "{LONG[:77]}..."' in default.text
         for bad in (3, 0, -1, 4.0, "80", True):
-            with pytest.raises(ValueError, match="text_limit must be None or a whole number"):
+            with pytest.raises(InvalidArgumentError, match="text_limit: got"):
                 await tab.snapshot(text_limit=bad)  # type: ignore[arg-type]
         assert tab.last_snapshot is default
 
