@@ -9,6 +9,7 @@ import typing as _typing
 
 from ._exceptions import (
     ActionSyntaxError,
+    CaptureError,
     CDPError,
     CDPTimeoutError,
     ConnectionClosedError,
@@ -36,6 +37,7 @@ if _typing.TYPE_CHECKING:
     from ._devices import Device, devices
     from ._dialogs import Dialog
     from ._emulation import Emulation, Geolocation
+    from ._geometry import Box
     from ._pagestate import Response
     from ._snapshot import Element, Snapshot
     from ._tab import Tab
@@ -62,6 +64,7 @@ _LAZY = {
     "Device": "._devices",
     "devices": "._devices",
     "Dialog": "._dialogs",
+    "Box": "._geometry",
     "Emulation": "._emulation",
     "Geolocation": "._emulation",
     "Download": "._browser",
@@ -108,12 +111,14 @@ __version__ = "0.1.0"
 __all__ = [
     "Action",
     "ActionSyntaxError",
+    "Box",
     "Browser",
     "BrowserContext",
     "CDPError",
     "CDPEvent",
     "CDPSession",
     "CDPTimeoutError",
+    "CaptureError",
     "ConnectionClosedError",
     "Device",
     "Dialog",

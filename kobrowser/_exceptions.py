@@ -30,6 +30,7 @@ Hierarchy::
      |    +-- WrongElementKindError  e.g. fill on a button, check on a link
      +-- NavigationError             navigation failed (bad URL, DNS, refused)
      +-- WaitTimeoutError            a wait passed its deadline (also TimeoutError)
+     +-- CaptureError                a screenshot or PDF could not be made
      +-- ModelError                  the language model failed or could not be reached
      +-- InvalidArgumentError        a bad argument, found before any browser call (also ValueError)
           +-- ActionSyntaxError      an action line breaks the grammar
@@ -41,6 +42,7 @@ __all__ = [
     "ActionSyntaxError",
     "CDPError",
     "CDPTimeoutError",
+    "CaptureError",
     "ConnectionClosedError",
     "ElementError",
     "InvalidArgumentError",
@@ -209,6 +211,11 @@ class NavigationError(KoBrowserError):
 
 class WaitTimeoutError(KoBrowserError, TimeoutError):
     """A wait (for load, text, selector, URL, function) passed its deadline."""
+
+
+class CaptureError(KoBrowserError):
+    """A screenshot or PDF could not be made (nothing visible to capture, PDF
+    asked of a headed Chrome, Pillow missing for annotations, file not writable)."""
 
 
 class ModelError(KoBrowserError):

@@ -730,6 +730,50 @@ class Browser:
         """The box of an element of the current tab; see :meth:`Tab.box`."""
         return await self.current_tab.box(element_id, timeout=timeout)
 
+    # -- seeing the page ------------------------------------------------------
+
+    async def screenshot(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        full_page: bool = False,
+        id: int | None = None,
+        annotate: bool = False,
+        format: str | None = None,
+        quality: int | None = None,
+        timeout: float | None = None,
+    ) -> bytes:
+        """A screenshot of the current tab; see :meth:`Tab.screenshot`."""
+        return await self.current_tab.screenshot(
+            path,
+            full_page=full_page,
+            id=id,
+            annotate=annotate,
+            format=format,
+            quality=quality,
+            timeout=timeout,
+        )
+
+    async def pdf(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        landscape: bool = False,
+        print_background: bool = True,
+        scale: float = 1.0,
+        paper: str = "A4",
+        timeout: float | None = None,
+    ) -> bytes:
+        """The current tab printed to PDF; see :meth:`Tab.pdf`."""
+        return await self.current_tab.pdf(
+            path,
+            landscape=landscape,
+            print_background=print_background,
+            scale=scale,
+            paper=paper,
+            timeout=timeout,
+        )
+
     async def set_viewport(self, width: int, height: int) -> None:
         """Resize the current tab's page area; see :meth:`Tab.set_viewport`."""
         await self.current_tab.set_viewport(width, height)

@@ -141,6 +141,10 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
             if not os.path.isfile(path):
                 raise ClientError(f"upload: no such file: {path}", "check the path")
         args["files"] = files
+    if cmd in ("state.save", "state.load"):
+        args["path"] = os.path.abspath(args["path"])
+        if cmd == "state.load" and not os.path.isfile(args["path"]):
+            raise ClientError(f"state load: no such file: {args['path']}", "check the path")
     streamed = cmd in ("batch", "agent")
     if streamed:
         from ._streaming import prepare

@@ -39,7 +39,9 @@ SERIALIZED = frozenset(
         "open", "back", "forward", "reload", "snapshot", "find", "click", "dblclick", "hover",
         "focus", "fill", "type", "press", "select", "check", "uncheck", "upload", "drag",
         "scroll", "scrollintoview", "tab.new", "tab.switch", "tab.close", "eval",
-        "batch", "agent",
+        "batch", "agent", "cookies.set", "cookies.clear", "state.load", "set.viewport",
+        "set.device", "set.offline", "set.headers", "set.geo", "set.media", "set.locale",
+        "set.timezone", "set.useragent", "set.permissions", "set.reset",
     }
 )  # fmt: skip
 
@@ -566,4 +568,5 @@ def describe_error(exc: BaseException) -> dict[str, Any]:
     return error
 
 
-from . import _batch  # noqa: E402, F401  (registers `batch` and `agent`)
+# Register `batch` and `agent`; `cookies`, `state` and `set`.
+from . import _batch, _browser_state  # noqa: E402, F401

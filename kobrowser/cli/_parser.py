@@ -9,6 +9,7 @@ import argparse
 import math
 import os
 
+from ._parser_state import DEFAULT_SUBCOMMAND, state_commands
 from ._protocol import DEFAULT_SESSION, valid_session_name
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
@@ -169,7 +170,7 @@ def _group(children: list[tuple[str, str, Define | None]], title: str, prefix: s
 
     def define(sub: argparse.ArgumentParser) -> None:
         nested = sub.add_subparsers(title=title, metavar=title.upper(), parser_class=_Parser)
-        nested.required = True
+        nested.required = prefix not in DEFAULT_SUBCOMMAND
         for name, help, child in children:
             _sub(nested, name, help, f"{prefix}.{name}", child)
 
@@ -431,6 +432,8 @@ COMMANDS: dict[str, tuple[str, Define | None]] = {
     ),
 }
 
+COMMANDS.update(state_commands(_group))
+
 _VALUED_GLOBALS = frozenset(
     {"--session", "--timeout", "--executable-path", "--cdp", "--idle-timeout"}
 )
@@ -477,6 +480,7 @@ def parse(argv: list[str], prog: str = "ko-browser") -> tuple[str, dict[str, Any
     parser = build_parser(prog, only=word if word in COMMANDS else None)
     namespace = vars(parser.parse_args(argv))
     cmd = namespace.pop("_cmd")
+    cmd = DEFAULT_SUBCOMMAND.get(cmd, cmd)
     options = {name: namespace.pop(name) for name in GLOBAL_OPTIONS}
     args = namespace
     if cmd == "wait":

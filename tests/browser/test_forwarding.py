@@ -61,6 +61,9 @@ FORWARDED = frozenset(
         "is_enabled",
         "is_checked",
         "box",
+        # seeing the page
+        "screenshot",
+        "pdf",
         # emulation
         "set_viewport",
     }

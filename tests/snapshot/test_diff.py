@@ -222,10 +222,9 @@ def test_applying_the_diff_counts(before: list[Node], after: list[Node]) -> None
 
 
 def _live(roots: list[Node], title: str) -> kobrowser.Snapshot:
-    from kobrowser._snapshot import Snapshot, _elements
+    from kobrowser._snapshot import Snapshot, number_snapshot
 
-    text, ordered = format_snapshot(roots, title=title)
-    elements, nodes = _elements(roots, ordered, {})
+    text, elements, nodes = number_snapshot(roots, title=title, documents={})
     return Snapshot(text, elements, nodes, "about:blank", title)
 
 
