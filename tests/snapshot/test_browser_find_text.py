@@ -63,7 +63,7 @@ async def test_text_of_a_line_in_a_cross_origin_frame(
         ),
     )
     async with open_tab(url) as tab:
-        for _ in range(50):
+        for _ in range(300):  # the frame may still be loading (loaded machine)
             found = await tab.find(text="solve for x")
             if found:
                 break

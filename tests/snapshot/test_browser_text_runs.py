@@ -202,7 +202,7 @@ async def test_shape_in_a_cross_origin_frame(
     expected = 'Page: "Outer"\n\n1: iframe "Inner"\n' + numbered(case.expected, 2, 1)
     async with open_tab(url) as tab:
         snap = await tab.snapshot()
-        for _ in range(50):  # the frame's document may still be arriving
+        for _ in range(300):  # the frame's document may still be arriving (loaded machine)
             if snap.text == expected:
                 break
             await tab.wait(100)
