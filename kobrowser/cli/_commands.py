@@ -219,6 +219,9 @@ async def _snapshot(ctx: Context, args: dict[str, Any]) -> Result:
         selector=args["selector"],
         **_snapshot_options(args),
     )
+    from ._seeing import remember_mode
+
+    remember_mode(tab, args)
     return snap.to_dict(), snap.text.rstrip("\n")
 
 
@@ -568,5 +571,5 @@ def describe_error(exc: BaseException) -> dict[str, Any]:
     return error
 
 
-# Register `batch` and `agent`; `cookies`, `state` and `set`.
-from . import _batch, _browser_state  # noqa: E402, F401
+# Register `batch` and `agent`; `cookies`, `state` and `set`; `screenshot`, `pdf`, `diff`.
+from . import _batch, _browser_state, _seeing  # noqa: E402, F401

@@ -222,6 +222,50 @@ def _find(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--exact", action="store_true", help="whole, case-sensitive match")
 
 
+def _screenshot(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "path",
+        nargs="?",
+        default=None,
+        metavar="PATH",
+        help="image file, .png/.jpg/.webp (default: screenshot-<time>.png here)",
+    )
+    sub.add_argument("--full", action="store_true", help="the whole page, not only the viewport")
+    sub.add_argument(
+        "--annotate", action="store_true", help="draw the ids of the last snapshot on the image"
+    )
+    sub.add_argument(
+        "--id", type=element_id, default=None, metavar="N", help="only element N of the snapshot"
+    )
+
+
+def _paper_scale(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.1 <= value <= 2.0:
+        raise argparse.ArgumentTypeError(f"invalid scale {text!r}: a number from 0.1 to 2")
+    return value
+
+
+def _pdf(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("path", metavar="PATH", help="the PDF file to write")
+    sub.add_argument("--landscape", action="store_true", help="landscape orientation")
+    sub.add_argument("--paper", choices=("A4", "Letter"), default="A4", help="paper size")
+    sub.add_argument("--scale", type=_paper_scale, default=1.0, help="0.1 to 2 (default 1)")
+
+
+def _diff(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "--baseline",
+        default=None,
+        metavar="FILE",
+        help="compare with this saved snapshot (`ko-browser snapshot > FILE`)",
+    )
+    _snapshot(sub)
+
+
 def _click(sub: argparse.ArgumentParser) -> None:
     _id(sub)
     sub.add_argument("--right", action="store_true", help="right button")
@@ -362,6 +406,12 @@ COMMANDS: dict[str, tuple[str, Define | None]] = {
     "reload": ("reload the page", None),
     "snapshot": ("print the numbered accessibility snapshot of the current tab", _snapshot),
     "find": ("print the lines of a new snapshot that match role, name or text", _find),
+    "diff": (
+        "take a snapshot and print what changed since the previous one (ids of the new one)",
+        _diff,
+    ),
+    "screenshot": ("save a screenshot (optionally with the snapshot ids drawn on it)", _screenshot),
+    "pdf": ("print the page to a PDF file (headless Chrome only)", _pdf),
     "click": ("click an element", _click),
     "dblclick": ("double-click an element", _id),
     "hover": ("move the mouse over an element", _id),
