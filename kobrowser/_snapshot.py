@@ -114,7 +114,7 @@ class Snapshot:
         """
         return diff_snapshots(previous, self)
 
-    async def boxes(self, *, timeout: float = 30.0) -> dict[int, Box]:
+    async def boxes(self, *, timeout: float | None = None) -> dict[int, Box]:
         """Where every element of this snapshot is now, in one batched call per frame.
 
         One ``DOMSnapshot.captureSnapshot`` per frame session (the page and
@@ -124,7 +124,8 @@ class Snapshot:
         iframe above the element.
 
         Args:
-            timeout: deadline of each call, in seconds.
+            timeout: deadline of each call, in seconds (default: the
+                connection's).
 
         Returns:
             Id -> :class:`Box`, for every id whose element has a layout box
@@ -132,11 +133,14 @@ class Snapshot:
             went away is left out).
 
         Raises:
+            InvalidArgumentError: a bad timeout.
             TargetClosedError: the tab was closed or crashed.
             CDPTimeoutError: the page did not answer in time.
+            KoBrowserError: the snapshot holds no page (an empty snapshot).
 
         Cancelling the caller abandons the calls.
         """
+        check(timeout=timeout)
         measured = await measure(self, timeout=timeout)
         found = (measured.box(element_id) for element_id in measured.boxes)
         return {box.id: box for box in found if box is not None}
