@@ -148,6 +148,7 @@ def test_generated_command_lines_against_a_live_session(
         monkeypatch.setenv(name, env[name])
     monkeypatch.delenv("KOBROWSER_SESSION", raising=False)
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    monkeypatch.chdir(live.tmp)  # where `screenshot` without a path writes
     counts = {0: 0, 1: 0, 2: 0}
 
     @settings(
