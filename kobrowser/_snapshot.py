@@ -8,19 +8,19 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import msgspec
 
+from ._clickable import ClickableMaps
 from ._concurrency import gather, unwrap_group
 from ._geometry import Box, measure
 from ._validate import check
 from .snapshot import Node, SnapshotDiff, build_tree, diff_snapshots, filter_tree, format_snapshot
-from .snapshot._ax import gc_paused
 from .snapshot._fetch import FrameDocument, fetch_frames, resolve_scope
 
 if TYPE_CHECKING:
     from ._frames import FrameRegistry
     from .cdp import CDPSession
-    from .snapshot import ParsedSnapshot
+    from .snapshot import ElementFactory, ParsedSnapshot
 
-__all__ = ["Element", "Snapshot", "take_snapshot"]
+__all__ = ["Element", "Snapshot", "element_factory", "number_snapshot", "take_snapshot"]
 
 
 class Element(msgspec.Struct, kw_only=True):
@@ -66,7 +66,7 @@ class Element(msgspec.Struct, kw_only=True):
 
 
 class Snapshot:
-    """A numbered accessibility snapshot of a tab (see SNAPSHOT-FORMAT.md).
+    """A numbered accessibility snapshot of a tab (see docs/snapshot-format.md).
 
     Attributes:
         text: the snapshot text, exactly in the documented format.
@@ -114,7 +114,7 @@ class Snapshot:
         """
         return diff_snapshots(previous, self)
 
-    async def boxes(self, *, timeout: float = 30.0) -> dict[int, Box]:
+    async def boxes(self, *, timeout: float | None = None) -> dict[int, Box]:
         """Where every element of this snapshot is now, in one batched call per frame.
 
         One ``DOMSnapshot.captureSnapshot`` per frame session (the page and
@@ -124,7 +124,8 @@ class Snapshot:
         iframe above the element.
 
         Args:
-            timeout: deadline of each call, in seconds.
+            timeout: deadline of each call, in seconds (default: the
+                connection's).
 
         Returns:
             Id -> :class:`Box`, for every id whose element has a layout box
@@ -132,11 +133,14 @@ class Snapshot:
             went away is left out).
 
         Raises:
+            InvalidArgumentError: a bad timeout.
             TargetClosedError: the tab was closed or crashed.
             CDPTimeoutError: the page did not answer in time.
+            KoBrowserError: the snapshot holds no page (an empty snapshot).
 
         Cancelling the caller abandons the calls.
         """
+        check(timeout=timeout)
         measured = await measure(self, timeout=timeout)
         found = (measured.box(element_id) for element_id in measured.boxes)
         return {box.id: box for box in found if box is not None}
@@ -161,9 +165,12 @@ async def take_snapshot(
     depth: int | None,
     selector: str | None,
     timeout: float,
+    clickable: bool = True,
+    text_limit: int | None = 80,
 ) -> Snapshot:
     """Fetch every frame, merge, filter, number and format (see Tab.snapshot)."""
-    check(depth=depth)
+    check(depth=depth, text_limit=text_limit, clickable=clickable)
+    maps = ClickableMaps() if clickable else None
     # Frame sessions still setting up are waited for, at most one deadline: a
     # slow set-up must not fail the snapshot (the session is usable already).
     with anyio.move_on_after(timeout):
@@ -180,6 +187,7 @@ async def take_snapshot(
                 timeout=timeout,
                 owner_cache=owner_cache,
                 frame_tree_version=frames.frame_tree_version,
+                clickable=maps,
             )
         else:
             fetched, found = await gather(
@@ -189,6 +197,7 @@ async def take_snapshot(
                     timeout=timeout,
                     owner_cache=owner_cache,
                     frame_tree_version=frames.frame_tree_version,
+                    clickable=maps,
                 ),
                 lambda: resolve_scope(page, selector, timeout=timeout),
             )
@@ -204,9 +213,9 @@ async def take_snapshot(
     if interactive or compact or depth is not None:
         # The full tree needs no filtering (filter_tree would only copy it).
         tree = filter_tree(tree, interactive=interactive, compact=compact, depth=depth)
-    text, ordered = format_snapshot(tree, title=title or None)
-
-    elements, roots = _elements(tree, ordered, fetched.documents)
+    text, elements, roots = number_snapshot(
+        tree, title=title or None, documents=fetched.documents, text_limit=text_limit
+    )
     return Snapshot(
         text,
         elements,
@@ -218,55 +227,53 @@ async def take_snapshot(
     )
 
 
-def _elements(
-    tree: list[Node], ordered: list[Node], documents: Mapping[str, FrameDocument]
-) -> tuple[dict[int, Element], list[Element]]:
-    """The id map and the element tree of a numbered printed tree.
+def number_snapshot(
+    tree: list[Node],
+    *,
+    title: str | None,
+    documents: Mapping[str, FrameDocument],
+    text_limit: int | None = 80,
+) -> tuple[str, dict[int, Element], list[Element]]:
+    """Number and format a printed tree, making its elements in the same pass.
 
-    One pre-order walk, the order :func:`format_snapshot` numbers in; each
-    node is checked against ``ordered`` so an id can never name the wrong
-    element.
+    Returns:
+        The snapshot text, the id map and the top-level elements.
     """
-    elements: dict[int, Element] = {}
-    roots: list[Element] = []
-    stack: list[tuple[Node, int, list[Element]]] = [(node, 0, roots) for node in reversed(tree)]
-    pop = stack.pop
-    push = stack.append
+    text, ordered, roots = format_snapshot(
+        tree, title=title, text_limit=text_limit, element=element_factory(documents)
+    )
+    return text, dict(enumerate(ordered, 1)), roots
+
+
+def element_factory(documents: Mapping[str, FrameDocument]) -> ElementFactory[Element]:
+    """What :func:`format_snapshot` calls to make each numbered :class:`Element`.
+
+    Each element gets its frame's document (loader id, session) as it was
+    fetched; consecutive nodes of one frame share one lookup.
+    """
     frame_id: str | None = None
     loader_id = ""
     session: CDPSession | None = None
-    index = 0
-    with gc_paused():
-        while stack:
-            node, depth, siblings = pop()
-            if ordered[index] is not node:  # pragma: no cover - a numbering bug
-                raise AssertionError(f"snapshot numbering mismatch at id {index + 1}")
-            index += 1
-            if node.frame_id != frame_id:
-                frame_id = node.frame_id
-                document = documents.get(frame_id)
-                loader_id = document.loader_id if document else ""
-                session = document.session if document else None
-            element = Element(
-                id=index,
-                role=node.role,
-                name=node.name,
-                value=node.value,
-                states=node.states,
-                frame_id=frame_id,
-                backend_node_id=node.backend_node_id,
-                loader_id=loader_id,
-                session=session,
-                depth=depth,
-                children=[],
-            )
-            siblings.append(element)
-            elements[index] = element
-            children = node.children
-            if children:
-                target = element.children
-                for child in reversed(children):
-                    push((child, depth + 1, target))
-    if index != len(ordered):  # pragma: no cover - a numbering bug
-        raise AssertionError("snapshot numbering mismatch: element count")
-    return elements, roots
+
+    def element(number: int, node: Node, depth: int, children: list[Element]) -> Element:
+        nonlocal frame_id, loader_id, session
+        if node.frame_id != frame_id:
+            frame_id = node.frame_id
+            document = documents.get(frame_id)
+            loader_id = document.loader_id if document else ""
+            session = document.session if document else None
+        return Element(
+            id=number,
+            role=node.role,
+            name=node.name,
+            value=node.value,
+            states=node.states,
+            frame_id=frame_id,
+            backend_node_id=node.backend_node_id,
+            loader_id=loader_id,
+            session=session,
+            depth=depth,
+            children=children,
+        )
+
+    return element

@@ -7,6 +7,8 @@ import os
 from . import _capture
 from ._actions import ActionsMixin
 from ._navigation import NavigationMixin
+from ._validate import check
+from .actions import Action, Outcome, execute, to_action
 
 __all__ = ["Tab"]
 
@@ -21,6 +23,38 @@ class Tab(NavigationMixin, ActionsMixin):
         cdp: the tab's raw :class:`~kobrowser.cdp.CDPSession` (send + subscribe).
         target_id: Chrome's id of the page target.
     """
+
+    async def do(self, action: Action | str, *, timeout: float | None = None) -> Outcome:
+        """Run one action of the grammar (``click 5``, ``fill 3 "hi"``) on this tab.
+
+        The action runs through this tab's own methods (``click 5`` is
+        ``await tab.click(5)``); see :func:`kobrowser.parse_action` for the
+        grammar. ``tab N`` switches a browser's current tab, so it needs
+        :meth:`Browser.do` (here it fails in the outcome); ``done "answer"``
+        does nothing and carries the answer.
+
+        Args:
+            action: an :class:`~kobrowser.Action`, or one action line (or
+                JSON object) as a str.
+            timeout: deadline in seconds of the method the action runs
+                (default: the browser's).
+
+        Returns:
+            The :class:`~kobrowser.Outcome`. The action's own errors (a stale
+            or unknown id, an element that is not interactable, a navigation
+            error, a timeout, an unknown key or option) are in it
+            (``ok=False``), not raised.
+
+        Raises:
+            ActionSyntaxError: ``action`` is a str that is not exactly one action.
+            InvalidArgumentError: ``action`` is neither an Action nor a str,
+                or ``timeout`` is not a number of seconds >= 0.
+
+        Cancelling the caller cancels the action's method; input already
+        sent is not undone.
+        """
+        check(timeout=timeout)
+        return await execute(self, to_action(action), timeout=timeout)
 
     async def screenshot(
         self,

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Final
 import anyio
 import msgspec
 
-from .._exceptions import KoBrowserError
+from .._exceptions import KoBrowserError, ProtocolError
 from ..snapshot._ax import AXNode, decode_ax_tree
 from ._settings import AXMirrorSettings
 from ._store import MirrorStore, UpdateVerdict, decode_nodes
@@ -211,11 +211,14 @@ class DocumentMirror:
                 async with self._lock:
                     if generation != self._generation:
                         return
+                    store = self._store
                     self._drain(UpdateVerdict())
-                    parents = self._wanted(self._store, self._settings.crawl_batch)[1]
+                    parents = self._wanted(store, self._settings.crawl_batch)
                     if not parents:
-                        break
-                    await self._fetch(parents, timeout)
+                        parents = store.collect()[1]  # the whole walk, to be sure
+                        if not parents:
+                            break
+                    store.discard(await self._fetch(parents, timeout))
             if generation == self._generation:
                 self._ready_at = started + THROTTLE_WINDOW
                 self._state = "ready"
@@ -225,10 +228,10 @@ class DocumentMirror:
                 self._state = "failed"
                 self._store = None
 
-    async def _fetch(self, parents: list[str], timeout: float) -> int:
+    async def _fetch(self, parents: list[str], timeout: float) -> list[str]:
         """Ask for the children of ``parents``; the answers join the inbox.
 
-        Returns how many calls failed (a node Chrome no longer has).
+        Returns the parents Chrome no longer has (their calls failed).
         """
         session = self._session
         calls: list[BatchCall] = [
@@ -236,12 +239,12 @@ class DocumentMirror:
             for parent in parents
         ]
         results = await session.connection.call_many(calls, timeout=timeout)
-        failed = 0
-        for result in results:
+        failed: list[str] = []
+        for parent, result in zip(parents, results, strict=True):
             if isinstance(result, KoBrowserError):
                 if session.closed:
                     raise result
-                failed += 1
+                failed.append(parent)
         return failed
 
     def _drain(self, verdict: UpdateVerdict) -> None:
@@ -271,21 +274,14 @@ class DocumentMirror:
             store.forget_below(flipped)
         store.flipped.clear()
 
-    def _wanted(
-        self, store: MirrorStore, limit: int | None = None
-    ) -> tuple[list[AXNode], list[str]]:
-        """The reachable nodes and (up to ``limit``) parents whose children to read."""
-        nodes, parents = store.collect()
-        if self._refetch:
-            again = list(self._refetch)
-            self._refetch.clear()
-            if limit is not None and len(again) > limit:
-                self._refetch.update(again[limit:])
-                again = again[:limit]
-            parents = list(dict.fromkeys([*again, *parents]))
-        if limit is not None:
+    def _wanted(self, store: MirrorStore, limit: int | None = None) -> list[str]:
+        """Parents whose children to read now (up to ``limit``; the rest wait)."""
+        parents = list(dict.fromkeys([*self._refetch, *store.lacking()]))
+        self._refetch.clear()
+        if limit is not None and len(parents) > limit:
+            self._refetch.update(parents[limit:])
             parents = parents[:limit]
-        return nodes, parents
+        return parents
 
     # -- snapshots ---------------------------------------------------------
 
@@ -298,7 +294,14 @@ class DocumentMirror:
         if self._state != "ready" or time.monotonic() < self._ready_at:
             return None
         async with self._lock:
-            nodes = await self._current(timeout)
+            try:
+                nodes = await self._current(timeout)
+            except ProtocolError as exc:
+                # Chrome refused a call (a node or document went away under
+                # it): start over; the full fetch answers this time.
+                _log.debug("AX mirror dropped: %s", exc)
+                self.reset()
+                nodes = None
         if nodes is None:
             self.stats["fallbacks"] += 1
             return None
@@ -325,10 +328,12 @@ class DocumentMirror:
         if verdict.nodes > self._settings.max_update_share * len(store):
             return None
         for _ in range(_MAX_ROUNDS):
-            nodes, parents = self._wanted(store)
+            parents = self._wanted(store)
             if not parents:
-                return nodes
-            await self._fetch(parents, timeout)
+                nodes, parents = store.collect()
+                if not parents:
+                    return nodes
+            store.discard(await self._fetch(parents, timeout))
             if generation != self._generation:
                 return None
             self._drain(verdict)

@@ -71,20 +71,63 @@ class MirrorStore:
             report the descendants such a change hides or shows (an
             ``aria-hidden`` toggled), so their subtrees must be read again;
             the owner empties the list.
+        touched: ids stored or cut below since :meth:`lacking` or
+            :meth:`collect` last looked (only they can lack children).
     """
 
-    __slots__ = ("flipped", "nodes", "root_id")
+    __slots__ = ("flipped", "nodes", "root_id", "touched")
 
     def __init__(self, root: AXNode) -> None:
         self.root_id = root.nodeId
         self.nodes: dict[str, AXNode] = {root.nodeId: root}
         self.flipped: list[str] = []
+        self.touched: set[str] = {root.nodeId}
 
     def _store(self, node: AXNode) -> None:
-        old = self.nodes.get(node.nodeId)
-        if old is not None and (old.ignored != node.ignored or old.role != node.role):
-            self.flipped.append(node.nodeId)
-        self.nodes[node.nodeId] = node
+        node_id = node.nodeId
+        store = self.nodes
+        old = store.get(node_id)
+        store[node_id] = node
+        self.touched.add(node_id)
+        if old is None:
+            return
+        if old.ignored != node.ignored or old.role != node.role:
+            self.flipped.append(node_id)
+        if old.childIds != node.childIds:
+            # A child no longer listed goes with its subtree: if it shows up
+            # under another parent, it is read again there, never reused
+            # (Chrome does not report the descendants of a moved node).
+            kept = set(node.childIds)
+            stack = [child for child in old.childIds if child not in kept]
+            while stack:
+                gone = store.pop(stack.pop(), None)
+                if gone is not None:
+                    stack.extend(gone.childIds)
+
+    def discard(self, node_ids: Iterable[str]) -> None:
+        """Drop nodes Chrome no longer has (their parents will lack them)."""
+        for node_id in node_ids:
+            if node_id != self.root_id:
+                self.nodes.pop(node_id, None)
+
+    def lacking(self) -> list[str]:
+        """Touched nodes that list a child not held (cheaper than :meth:`collect`).
+
+        Only a node stored or cut below since the last look can lack a
+        child, so only those are looked at; the look empties
+        :attr:`touched`. A node not reachable any more may be named too.
+        """
+        store = self.nodes
+        out: list[str] = []
+        for node_id in self.touched:
+            node = store.get(node_id)
+            if node is not None:
+                for child_id in node.childIds:
+                    if child_id not in store:
+                        out.append(node_id)
+                        break
+        self.touched.clear()
+        return out
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -117,6 +160,7 @@ class MirrorStore:
         node = store.get(node_id)
         if node is None:
             return False
+        self.touched.add(node_id)
         stack = list(node.childIds)
         while stack:
             child = store.pop(stack.pop(), None)
@@ -169,4 +213,5 @@ class MirrorStore:
                     parents.append(node.nodeId)
             if len(seen) < len(store):
                 self.nodes = {node.nodeId: node for node in out}
+        self.touched.clear()
         return out, parents

@@ -26,7 +26,7 @@ from __future__ import annotations
 from ._ax import AX_TREE_DECODER, AXNode, AXProperty, AXTree, AXValue, decode_ax_tree
 from ._diff import DiffEntry, SnapshotDiff, diff_snapshots
 from ._filter import filter_tree
-from ._format import format_snapshot
+from ._format import ElementFactory, format_snapshot
 from ._parse import ParsedSnapshot, SnapshotLine, parse_snapshot
 from ._roles import INTERACTIVE_ROLES, STRUCTURE_ROLES
 from ._tree import STATE_ORDER, FrameAX, Node, build_tree, prebuild_frame
@@ -41,6 +41,7 @@ __all__ = [
     "AXTree",
     "AXValue",
     "DiffEntry",
+    "ElementFactory",
     "FrameAX",
     "Node",
     "ParsedSnapshot",
