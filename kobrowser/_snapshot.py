@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import msgspec
 
+from ._clickable import ClickableMaps
 from ._concurrency import gather, unwrap_group
 from ._geometry import Box, measure
 from ._validate import check
@@ -65,7 +66,7 @@ class Element(msgspec.Struct, kw_only=True):
 
 
 class Snapshot:
-    """A numbered accessibility snapshot of a tab (see SNAPSHOT-FORMAT.md).
+    """A numbered accessibility snapshot of a tab (see docs/snapshot-format.md).
 
     Attributes:
         text: the snapshot text, exactly in the documented format.
@@ -164,9 +165,12 @@ async def take_snapshot(
     depth: int | None,
     selector: str | None,
     timeout: float,
+    clickable: bool = True,
+    text_limit: int | None = 80,
 ) -> Snapshot:
     """Fetch every frame, merge, filter, number and format (see Tab.snapshot)."""
-    check(depth=depth)
+    check(depth=depth, text_limit=text_limit, clickable=clickable)
+    maps = ClickableMaps() if clickable else None
     # Frame sessions still setting up are waited for, at most one deadline: a
     # slow set-up must not fail the snapshot (the session is usable already).
     with anyio.move_on_after(timeout):
@@ -183,6 +187,7 @@ async def take_snapshot(
                 timeout=timeout,
                 owner_cache=owner_cache,
                 frame_tree_version=frames.frame_tree_version,
+                clickable=maps,
             )
         else:
             fetched, found = await gather(
@@ -192,6 +197,7 @@ async def take_snapshot(
                     timeout=timeout,
                     owner_cache=owner_cache,
                     frame_tree_version=frames.frame_tree_version,
+                    clickable=maps,
                 ),
                 lambda: resolve_scope(page, selector, timeout=timeout),
             )
@@ -207,7 +213,9 @@ async def take_snapshot(
     if interactive or compact or depth is not None:
         # The full tree needs no filtering (filter_tree would only copy it).
         tree = filter_tree(tree, interactive=interactive, compact=compact, depth=depth)
-    text, elements, roots = number_snapshot(tree, title=title or None, documents=fetched.documents)
+    text, elements, roots = number_snapshot(
+        tree, title=title or None, documents=fetched.documents, text_limit=text_limit
+    )
     return Snapshot(
         text,
         elements,

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from types import TracebackType
 
     from .._pagestate import LoadState, Response
-    from .._snapshot import Snapshot
+    from .._snapshot import Element, Snapshot
     from .._tab_core import TabCore
     from .._waits import SelectorState, URLPattern
     from ..cdp import CDPSession
@@ -547,6 +547,8 @@ class Browser:
         compact: bool = False,
         depth: int | None = None,
         selector: str | None = None,
+        clickable: bool = True,
+        text_limit: int | None = 80,
         timeout: float | None = None,
     ) -> Snapshot:
         """Snapshot the current tab; see :meth:`Tab.snapshot`."""
@@ -555,7 +557,23 @@ class Browser:
             compact=compact,
             depth=depth,
             selector=selector,
+            clickable=clickable,
+            text_limit=text_limit,
             timeout=timeout,
+        )
+
+    async def find(
+        self,
+        *,
+        role: str | None = None,
+        name: str | None = None,
+        text: str | None = None,
+        exact: bool = False,
+        timeout: float | None = None,
+    ) -> list[Element]:
+        """Find elements in a fresh snapshot of the current tab; see :meth:`Tab.find`."""
+        return await self.current_tab.find(
+            role=role, name=name, text=text, exact=exact, timeout=timeout
         )
 
     async def evaluate(self, expression: str, *, timeout: float | None = None) -> Any:

@@ -193,6 +193,33 @@ def _snapshot(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "-s", "--selector", default=None, metavar="CSS", help="only the subtrees matching CSS"
     )
+    sub.add_argument(
+        "--text-limit", type=_text_limit, default=80, metavar="N|none",
+        help="cut names and text at N characters (default 80; none: whole)",
+    )  # fmt: skip
+    sub.add_argument(
+        "--no-clickable", dest="clickable", action="store_false",
+        help="do not read which elements are clickable (faster)",
+    )  # fmt: skip
+
+
+def _text_limit(text: str) -> int | None:
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number or 'none': {text!r}") from None
+    if value < 4:
+        raise argparse.ArgumentTypeError(f"must be 4 or more (or 'none'): {text!r}")
+    return value
+
+
+def _find(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--role", default=None, metavar="ROLE", help="printed role, e.g. button")
+    sub.add_argument("--name", default=None, metavar="TEXT", help="text in the element's name")
+    sub.add_argument("--text", default=None, metavar="TEXT", help="text the line shows")
+    sub.add_argument("--exact", action="store_true", help="whole, case-sensitive match")
 
 
 def _screenshot(sub: argparse.ArgumentParser) -> None:
@@ -378,6 +405,7 @@ COMMANDS: dict[str, tuple[str, Define | None]] = {
     "forward": ("go forward in history", None),
     "reload": ("reload the page", None),
     "snapshot": ("print the numbered accessibility snapshot of the current tab", _snapshot),
+    "find": ("print the lines of a new snapshot that match role, name or text", _find),
     "diff": (
         "take a snapshot and print what changed since the previous one (ids of the new one)",
         _diff,
@@ -511,6 +539,8 @@ def parse(argv: list[str], prog: str = "ko-browser") -> tuple[str, dict[str, Any
             parser.error("wait needs exactly one of: MS, --load, --text, --selector, --url, --fn")
         if args["state"] is not None and args["selector"] is None:
             parser.error("wait --state goes with --selector")
+    if cmd == "find" and args["role"] is None and args["name"] is None and args["text"] is None:
+        parser.error("find needs at least one of --role, --name, --text")
     if cmd == "mcp" and args["host"] is not None and args["port"] is None:
         parser.error("mcp --host goes with --port")
     if cmd == "click" and args.pop("right", False):
