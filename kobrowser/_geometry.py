@@ -132,7 +132,7 @@ class Measured(msgspec.Struct):
 
 
 async def measure(
-    snapshot: Snapshot, *, timeout: float, ids: Collection[int] | None = None
+    snapshot: Snapshot, *, timeout: float | None, ids: Collection[int] | None = None
 ) -> Measured:
     """Place the elements of ``snapshot`` (all, or ``ids``) in top-document coordinates.
 

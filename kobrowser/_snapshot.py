@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import msgspec
 
+from ._clickable import ClickableMaps
 from ._concurrency import gather, unwrap_group
 from ._geometry import Box, measure
 from ._validate import check
@@ -65,7 +66,7 @@ class Element(msgspec.Struct, kw_only=True):
 
 
 class Snapshot:
-    """A numbered accessibility snapshot of a tab (see SNAPSHOT-FORMAT.md).
+    """A numbered accessibility snapshot of a tab (see docs/snapshot-format.md).
 
     Attributes:
         text: the snapshot text, exactly in the documented format.
@@ -113,7 +114,7 @@ class Snapshot:
         """
         return diff_snapshots(previous, self)
 
-    async def boxes(self, *, timeout: float = 30.0) -> dict[int, Box]:
+    async def boxes(self, *, timeout: float | None = None) -> dict[int, Box]:
         """Where every element of this snapshot is now, in one batched call per frame.
 
         One ``DOMSnapshot.captureSnapshot`` per frame session (the page and
@@ -123,7 +124,8 @@ class Snapshot:
         iframe above the element.
 
         Args:
-            timeout: deadline of each call, in seconds.
+            timeout: deadline of each call, in seconds (default: the
+                connection's).
 
         Returns:
             Id -> :class:`Box`, for every id whose element has a layout box
@@ -131,11 +133,14 @@ class Snapshot:
             went away is left out).
 
         Raises:
+            InvalidArgumentError: a bad timeout.
             TargetClosedError: the tab was closed or crashed.
             CDPTimeoutError: the page did not answer in time.
+            KoBrowserError: the snapshot holds no page (an empty snapshot).
 
         Cancelling the caller abandons the calls.
         """
+        check(timeout=timeout)
         measured = await measure(self, timeout=timeout)
         found = (measured.box(element_id) for element_id in measured.boxes)
         return {box.id: box for box in found if box is not None}
@@ -160,9 +165,16 @@ async def take_snapshot(
     depth: int | None,
     selector: str | None,
     timeout: float,
+    clickable: bool = True,
+    text_limit: int | None = 80,
+    limit: int | None = None,
 ) -> Snapshot:
-    """Fetch every frame, merge, filter, number and format (see Tab.snapshot)."""
-    check(depth=depth)
+    """Fetch every frame, merge, filter, number and format (see Tab.snapshot).
+
+    ``limit``: the most bytes of AX data to read (see ``Browser.snapshot_limit``).
+    """
+    check(depth=depth, text_limit=text_limit, clickable=clickable)
+    maps = ClickableMaps() if clickable else None
     # Frame sessions still setting up are waited for, at most one deadline: a
     # slow set-up must not fail the snapshot (the session is usable already).
     with anyio.move_on_after(timeout):
@@ -179,6 +191,8 @@ async def take_snapshot(
                 timeout=timeout,
                 owner_cache=owner_cache,
                 frame_tree_version=frames.frame_tree_version,
+                clickable=maps,
+                limit=limit,
             )
         else:
             fetched, found = await gather(
@@ -188,6 +202,8 @@ async def take_snapshot(
                     timeout=timeout,
                     owner_cache=owner_cache,
                     frame_tree_version=frames.frame_tree_version,
+                    clickable=maps,
+                    limit=limit,
                 ),
                 lambda: resolve_scope(page, selector, timeout=timeout),
             )
@@ -203,7 +219,9 @@ async def take_snapshot(
     if interactive or compact or depth is not None:
         # The full tree needs no filtering (filter_tree would only copy it).
         tree = filter_tree(tree, interactive=interactive, compact=compact, depth=depth)
-    text, elements, roots = number_snapshot(tree, title=title or None, documents=fetched.documents)
+    text, elements, roots = number_snapshot(
+        tree, title=title or None, documents=fetched.documents, text_limit=text_limit
+    )
     return Snapshot(
         text,
         elements,

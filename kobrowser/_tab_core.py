@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ._exceptions import KoBrowserError, ProtocolError, TargetClosedError
+from ._exceptions import InvalidArgumentError, KoBrowserError, ProtocolError, TargetClosedError
 from ._frames import FrameRegistry
-from ._snapshot import Snapshot, take_snapshot
+from ._snapshot import Element, Snapshot, take_snapshot
 from ._validate import check, seconds
 from .cdp import CDPSession
+from .snapshot._find import find_nodes
 
 if TYPE_CHECKING:
     from ._browser import Browser
@@ -87,6 +88,8 @@ class TabCore:
         compact: bool = False,
         depth: int | None = None,
         selector: str | None = None,
+        clickable: bool = True,
+        text_limit: int | None = 80,
         timeout: float | None = None,
     ) -> Snapshot:
         """Take a numbered accessibility snapshot of the page and all its frames.
@@ -102,16 +105,31 @@ class TabCore:
             depth: only elements at printed depth < depth.
             selector: only the subtrees of the top document's elements that
                 match this CSS selector (none match: an empty snapshot).
+            clickable: mark elements a page made clickable without a role
+                (a click listener, ``cursor: pointer``) and give them a line;
+                ``False`` skips reading the clickable map (faster; focusable
+                elements are still marked).
+            text_limit: names and text lines are cut at this many code
+                points, values at five eighths of it (80 and 50 by default);
+                ``None`` prints them whole. ``id_map`` always holds them whole.
             timeout: deadline of each CDP call (default: the browser's).
 
         Raises:
+            InvalidArgumentError: a bad argument (``depth``, ``text_limit``...).
             InvalidSelectorError: ``selector`` is not valid CSS.
             TargetClosedError: the tab was closed or crashed.
             CDPTimeoutError: the top document did not answer in time.
 
         Cancelling the caller abandons the snapshot and keeps the previous one.
         """
-        check(interactive=interactive, compact=compact, depth=depth, scope=selector)
+        check(
+            interactive=interactive,
+            compact=compact,
+            depth=depth,
+            scope=selector,
+            clickable=clickable,
+            text_limit=text_limit,
+        )
         snap = await take_snapshot(
             self.cdp,
             self._frames,
@@ -121,9 +139,52 @@ class TabCore:
             depth=depth,
             selector=selector,
             timeout=self.timeout if timeout is None else seconds(timeout),
+            clickable=clickable,
+            text_limit=text_limit,
+            limit=getattr(self._browser, "snapshot_limit", None),
         )
         self._last_snapshot = snap
         return snap
+
+    async def find(
+        self,
+        *,
+        role: str | None = None,
+        name: str | None = None,
+        text: str | None = None,
+        exact: bool = False,
+        timeout: float | None = None,
+    ) -> list[Element]:
+        """The elements of a fresh snapshot that match every criterion given.
+
+        Takes a new (full) snapshot, whose ids replace the previous ones, and
+        returns its matching elements in id order, each with its ``id``.
+        Names and texts are matched whole (never the printed, cut ones),
+        contained and case-insensitive, or with ``exact=True`` equal and
+        case-sensitive.
+
+        Args:
+            role: printed role (``button``, ``link``, ``text`` ...).
+            name: text of the element's name.
+            text: text the line shows (its name or value); of nested
+                matches only the innermost is returned.
+            exact: whole, case-sensitive match of ``name`` and ``text``.
+            timeout: deadline of each CDP call (default: the browser's).
+
+        Raises:
+            InvalidArgumentError: no criterion is given, or one is not a str.
+            TargetClosedError: the tab was closed or crashed.
+            CDPTimeoutError: the top document did not answer in time.
+
+        Cancelling the caller abandons the snapshot and keeps the previous one.
+        """
+        check(find_role=role, find_name=name, find_text=text, exact=exact)
+        if role is None and name is None and text is None:
+            raise InvalidArgumentError(
+                "find: expected at least one of role, name or text", argument="role"
+            )
+        snap = await self.snapshot(timeout=timeout)
+        return find_nodes(snap.nodes, role=role, name=name, text=text, exact=exact)
 
     async def evaluate(self, expression: str, *, timeout: float | None = None) -> Any:
         """Evaluate a JavaScript expression in the page and return its JSON value.

@@ -30,8 +30,27 @@ class ReadersMixin(ActionBase):
         return await self._run(element_id, timeout, body)
 
     async def text(self, element_id: int, *, timeout: float | None = None) -> str:
-        """The rendered text of element ``element_id``."""
-        return str(await self._info(element_id, "text", None, timeout) or "")
+        """The whole text of element ``element_id``.
+
+        For an element, its rendered text (``innerText``). For a ``text``
+        line, every piece merged into it, as the snapshot read it (the
+        printed line may be cut at ``text_limit``), once the line's first
+        text node is checked to be still in the page.
+        """
+
+        async def body(target: Target, deadline: float) -> Any:
+            if target.element.role == "text":
+                return target.element.name
+            return await call(
+                target.session,
+                target.object_id,
+                _scripts.INFO,
+                "text",
+                None,
+                timeout=self._left(deadline),
+            )
+
+        return str(await self._run(element_id, timeout, body) or "")
 
     async def html(self, element_id: int, *, timeout: float | None = None) -> str:
         """The outer HTML of element ``element_id``."""

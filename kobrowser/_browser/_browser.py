@@ -41,13 +41,16 @@ if TYPE_CHECKING:
 
     from .._network import RequestRecord, RouteHandler, RoutePattern
     from .._pagestate import LoadState, Response
-    from .._snapshot import Snapshot
+    from .._snapshot import Element, Snapshot
     from .._tab_core import TabCore
     from .._waits import SelectorState, URLPattern
     from ..cdp import CDPSession
     from ..cdp._events import TargetInfo
 
-__all__ = ["Browser"]
+__all__ = ["SNAPSHOT_LIMIT", "Browser"]
+
+#: Default of :attr:`Browser.snapshot_limit`: bytes of AX data per snapshot.
+SNAPSHOT_LIMIT = 50 * 1024 * 1024
 
 _AUTO_ATTACH = {
     "autoAttach": True,
@@ -77,6 +80,9 @@ class Browser:
 
     Attributes:
         timeout: the default deadline in seconds of every call and wait.
+        snapshot_limit: the most bytes of accessibility data one snapshot
+            reads (default 50 MiB; None: no limit). A page with more fails
+            with :class:`SnapshotTooLargeError` instead of exhausting memory.
     """
 
     def __init__(
@@ -90,6 +96,7 @@ class Browser:
         self._process = process
         self._endpoint = endpoint
         self.timeout = timeout
+        self.snapshot_limit: int | None = SNAPSHOT_LIMIT
         self._connection: Connection | None = None
         self._stack: AsyncExitStack | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
@@ -553,6 +560,8 @@ class Browser:
         compact: bool = False,
         depth: int | None = None,
         selector: str | None = None,
+        clickable: bool = True,
+        text_limit: int | None = 80,
         timeout: float | None = None,
     ) -> Snapshot:
         """Snapshot the current tab; see :meth:`Tab.snapshot`."""
@@ -561,7 +570,23 @@ class Browser:
             compact=compact,
             depth=depth,
             selector=selector,
+            clickable=clickable,
+            text_limit=text_limit,
             timeout=timeout,
+        )
+
+    async def find(
+        self,
+        *,
+        role: str | None = None,
+        name: str | None = None,
+        text: str | None = None,
+        exact: bool = False,
+        timeout: float | None = None,
+    ) -> list[Element]:
+        """Find elements in a fresh snapshot of the current tab; see :meth:`Tab.find`."""
+        return await self.current_tab.find(
+            role=role, name=name, text=text, exact=exact, timeout=timeout
         )
 
     async def evaluate(self, expression: str, *, timeout: float | None = None) -> Any:

@@ -23,6 +23,7 @@ FORWARDED = frozenset(
     {
         # snapshot and scripts
         "snapshot",
+        "find",
         "evaluate",
         "title",
         # navigation and waits
