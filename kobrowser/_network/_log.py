@@ -193,7 +193,7 @@ class RequestLog:
         if record is None:
             return
         failure = event.errorText or ("canceled" if event.canceled else "failed")
-        if event.blockedReason:
+        if event.blockedReason and event.blockedReason.lower() not in failure.lower():
             failure = f"{failure} ({event.blockedReason})"
         self._records[event.requestId] = msgspec.structs.replace(
             record, failure=failure, finished=True

@@ -89,7 +89,10 @@ class Route:
 
     Attributes:
         request: the :class:`Request`.
+        ABORT_REASONS: the reasons :meth:`abort` takes, each with Chrome's name.
     """
+
+    ABORT_REASONS = ABORT_REASONS
 
     def __init__(self, session: CDPSession, request_id: str, request: Request, timeout: float):
         self.request = request
