@@ -32,11 +32,9 @@ from ._exceptions import (
 if _typing.TYPE_CHECKING:
     from ._browser import Browser, connect, launch
     from ._context import BrowserContext
-    from ._dialogs import Dialog
     from ._downloads import Download
-    from ._pagestate import Response
     from ._snapshot import Element, Snapshot
-    from ._tab import Tab
+    from ._tab import Dialog, Response, Tab
     from .actions import Action, Outcome, parse_action, parse_actions
     from .cdp import CDPEvent, CDPSession, EventStream
     from .scrape import Scraper, ScrapeResult, scrape
@@ -50,9 +48,9 @@ _LAZY = {
     "connect": "._browser",
     "launch": "._browser",
     "BrowserContext": "._context",
-    "Dialog": "._dialogs",
+    "Dialog": "._tab",
     "Download": "._downloads",
-    "Response": "._pagestate",
+    "Response": "._tab",
     "Element": "._snapshot",
     "Snapshot": "._snapshot",
     "Tab": "._tab",

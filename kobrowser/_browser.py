@@ -36,8 +36,8 @@ from .cdp import ChromeProcess, Connection, find_chrome, open_transport, resolve
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from ._pagestate import LoadState
     from ._snapshot import Snapshot
+    from ._tab._pagestate import LoadState
 
 __all__ = ["Browser", "connect", "launch"]
 

@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from types import TracebackType
 
     from ._browser import Browser
-    from ._pagestate import LoadState
     from ._tab import Tab
+    from ._tab._pagestate import LoadState
 
 __all__ = ["BrowserContext"]
 

@@ -5,19 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import msgspec
 
-from ._concurrency import gather, unwrap_group
-from .snapshot import Node, build_tree, filter_tree, format_snapshot
 from .snapshot._ax import gc_paused
-from .snapshot._fetch import FrameDocument, fetch_frames, resolve_scope
 
 if TYPE_CHECKING:
-    from ._frames import FrameRegistry
+    from ._tab._fetch import FrameDocument
     from .cdp import CDPSession
+    from .snapshot import Node
 
-__all__ = ["Element", "Snapshot", "take_snapshot"]
+__all__ = ["Element", "Snapshot", "number_elements"]
 
 
 class Element(msgspec.Struct, kw_only=True):
@@ -112,75 +109,7 @@ class Snapshot:
         }
 
 
-async def take_snapshot(
-    page: CDPSession,
-    frames: FrameRegistry,
-    *,
-    owner_cache: dict[str, int],
-    interactive: bool,
-    compact: bool,
-    depth: int | None,
-    selector: str | None,
-    timeout: float,
-) -> Snapshot:
-    """Fetch every frame, merge, filter, number and format (see Tab.snapshot)."""
-    if depth is not None and (not isinstance(depth, int) or depth < 0):
-        raise ValueError(f"depth must be a whole number >= 0, not {depth!r}")
-    # Frame sessions still setting up are waited for, at most one deadline: a
-    # slow set-up must not fail the snapshot (the session is usable already).
-    with anyio.move_on_after(timeout):
-        await frames.settled()
-    oopifs = [(f.frame_id, f.session, f.parent) for f in frames.frames()]
-    scope: set[tuple[str, int]] | None = None
-    # fetch_frames and the selector run in task groups: a failure of the top
-    # document or an invalid selector comes back as itself, not as a group.
-    try:
-        if selector is None:
-            fetched = await fetch_frames(
-                page,
-                oopifs,
-                timeout=timeout,
-                owner_cache=owner_cache,
-                frame_tree_version=frames.frame_tree_version,
-            )
-        else:
-            fetched, found = await gather(
-                lambda: fetch_frames(
-                    page,
-                    oopifs,
-                    timeout=timeout,
-                    owner_cache=owner_cache,
-                    frame_tree_version=frames.frame_tree_version,
-                ),
-                lambda: resolve_scope(page, selector, timeout=timeout),
-            )
-            top_frame = fetched.root.frame_id
-            scope = {(top_frame, backend) for backend in found}
-    except BaseExceptionGroup as group:
-        raise unwrap_group(group) from None
-
-    root_nodes = fetched.root.nodes
-    raw_title = root_nodes[0].name.value if root_nodes and root_nodes[0].name else None
-    title = " ".join(raw_title.split()) if isinstance(raw_title, str) else ""
-    tree = build_tree(fetched.root, scope=scope)
-    if interactive or compact or depth is not None:
-        # The full tree needs no filtering (filter_tree would only copy it).
-        tree = filter_tree(tree, interactive=interactive, compact=compact, depth=depth)
-    text, ordered = format_snapshot(tree, title=title or None)
-
-    elements, roots = _elements(tree, ordered, fetched.documents)
-    return Snapshot(
-        text,
-        elements,
-        roots,
-        fetched.url,
-        title,
-        documents=fetched.documents,
-        owners=dict(owner_cache),
-    )
-
-
-def _elements(
+def number_elements(
     tree: list[Node], ordered: list[Node], documents: Mapping[str, FrameDocument]
 ) -> tuple[dict[int, Element], list[Element]]:
     """The id map and the element tree of a numbered printed tree.

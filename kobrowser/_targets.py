@@ -22,7 +22,6 @@ from .cdp._events import ATTACHED
 if TYPE_CHECKING:
     from ._browser import Browser
     from ._context import BrowserContext
-    from ._tab_core import TabCore
     from .cdp import ChromeProcess, Connection
 
 __all__ = ["TargetTracking"]
@@ -133,13 +132,11 @@ class TargetTracking:
         assert directory is not None
         return directory
 
-    def _forget(self, tab: TabCore) -> None:
+    def _forget(self, tab: Tab) -> None:
         self._tabs.pop(tab.target_id, None)
         self._owned.discard(tab.target_id)
         with contextlib.suppress(ValueError):
-            self._unclaimed.remove(tab)  # type: ignore[arg-type]
+            self._unclaimed.remove(tab)
         if self._current is tab:
             self._current = None
-        page = getattr(tab, "_page", None)
-        if page is not None:
-            page.close("the tab was closed")
+        tab._page.close("the tab was closed")

@@ -31,9 +31,9 @@ from .._exceptions import (
     TargetClosedError,
     UnknownElementError,
 )
-from .._tab_core import runtime_value
 from ..snapshot._roles import role_info
 from . import _scripts
+from ._runtime import runtime_value
 
 if TYPE_CHECKING:
     from .._snapshot import Element, Snapshot
