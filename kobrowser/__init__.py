@@ -9,10 +9,12 @@ import typing as _typing
 
 from ._exceptions import (
     ActionSyntaxError,
+    CaptureError,
     CDPError,
     CDPTimeoutError,
     ConnectionClosedError,
     ElementError,
+    InvalidArgumentError,
     InvalidSelectorError,
     KoBrowserError,
     LaunchError,
@@ -22,6 +24,7 @@ from ._exceptions import (
     NotInteractableError,
     ProtocolError,
     SnapshotError,
+    SnapshotTooLargeError,
     StaleElementError,
     TargetClosedError,
     UnknownElementError,
@@ -30,15 +33,23 @@ from ._exceptions import (
 )
 
 if _typing.TYPE_CHECKING:
-    from ._browser import Browser, connect, launch
-    from ._context import BrowserContext
-    from ._downloads import Download
+    from ._browser import Browser, BrowserContext, Download, connect, launch
+    from ._devices import Device, devices
+    from ._emulation import Emulation, Geolocation
+    from ._geometry import Box
     from ._snapshot import Element, Snapshot
     from ._tab import Dialog, Response, Tab
     from .actions import Action, Outcome, parse_action, parse_actions
     from .cdp import CDPEvent, CDPSession, EventStream
     from .scrape import Scraper, ScrapeResult, scrape
-    from .snapshot import ParsedSnapshot, SnapshotLine, parse_snapshot
+    from .snapshot import (
+        DiffEntry,
+        ParsedSnapshot,
+        SnapshotDiff,
+        SnapshotLine,
+        diff_snapshots,
+        parse_snapshot,
+    )
 
 # Everything but the exceptions is imported on first use, so that the
 # `ko-browser` client (which only talks to its daemon) starts without loading
@@ -47,9 +58,14 @@ _LAZY = {
     "Browser": "._browser",
     "connect": "._browser",
     "launch": "._browser",
-    "BrowserContext": "._context",
+    "BrowserContext": "._browser",
+    "Device": "._devices",
+    "devices": "._devices",
     "Dialog": "._tab",
-    "Download": "._downloads",
+    "Box": "._geometry",
+    "Emulation": "._emulation",
+    "Geolocation": "._emulation",
+    "Download": "._browser",
     "Response": "._tab",
     "Element": "._snapshot",
     "Snapshot": "._snapshot",
@@ -61,7 +77,10 @@ _LAZY = {
     "CDPEvent": ".cdp",
     "CDPSession": ".cdp",
     "EventStream": ".cdp",
+    "DiffEntry": ".snapshot",
     "ParsedSnapshot": ".snapshot",
+    "SnapshotDiff": ".snapshot",
+    "diff_snapshots": ".snapshot",
     "SnapshotLine": ".snapshot",
     "parse_snapshot": ".snapshot",
     "ScrapeResult": ".scrape",
@@ -90,18 +109,25 @@ __version__ = "0.1.0"
 __all__ = [
     "Action",
     "ActionSyntaxError",
+    "Box",
     "Browser",
     "BrowserContext",
     "CDPError",
     "CDPEvent",
     "CDPSession",
     "CDPTimeoutError",
+    "CaptureError",
     "ConnectionClosedError",
+    "Device",
     "Dialog",
+    "DiffEntry",
     "Download",
     "Element",
     "ElementError",
+    "Emulation",
     "EventStream",
+    "Geolocation",
+    "InvalidArgumentError",
     "InvalidSelectorError",
     "KoBrowserError",
     "LaunchError",
@@ -116,8 +142,10 @@ __all__ = [
     "ScrapeResult",
     "Scraper",
     "Snapshot",
+    "SnapshotDiff",
     "SnapshotError",
     "SnapshotLine",
+    "SnapshotTooLargeError",
     "StaleElementError",
     "Tab",
     "TargetClosedError",
@@ -125,6 +153,8 @@ __all__ = [
     "WaitTimeoutError",
     "WrongElementKindError",
     "connect",
+    "devices",
+    "diff_snapshots",
     "launch",
     "parse_action",
     "parse_actions",

@@ -5,6 +5,11 @@ catches anything the library raises on purpose. Third-party errors (aiohttp,
 OS, wsproto) never escape: the transport maps them to the classes below.
 Cancellation is never wrapped or swallowed.
 
+Every argument of the public API is checked before the browser is asked
+anything: a bad one raises :class:`InvalidArgumentError` (a ``ValueError``
+too) whose message names the argument, the value given and what is
+accepted. The CLI reports it as bad usage (exit status 2).
+
 Hierarchy::
 
     KoBrowserError
@@ -15,7 +20,8 @@ Hierarchy::
      |    +-- TargetClosedError      the tab/frame/worker went away (closed, crashed, detached)
      |    +-- ConnectionClosedError  the WebSocket/pipe to the browser is gone
      +-- SnapshotError               a snapshot could not be taken
-     |    +-- InvalidSelectorError   the scope selector is not valid CSS
+     |    +-- InvalidSelectorError   a selector is not valid CSS (also InvalidArgumentError)
+     |    +-- SnapshotTooLargeError  the page's AX data is over the snapshot size limit
      +-- ElementError                an action by id failed (carries ``element_id``)
      |    +-- NoSnapshotError        no snapshot taken yet on this tab
      |    +-- UnknownElementError    the id is not in the last snapshot
@@ -24,8 +30,10 @@ Hierarchy::
      |    +-- WrongElementKindError  e.g. fill on a button, check on a link
      +-- NavigationError             navigation failed (bad URL, DNS, refused)
      +-- WaitTimeoutError            a wait passed its deadline (also TimeoutError)
-     +-- ActionSyntaxError           an action line breaks the grammar (also ValueError)
+     +-- CaptureError                a screenshot or PDF could not be made
      +-- ModelError                  the language model failed or could not be reached
+     +-- InvalidArgumentError        a bad argument, found before any browser call (also ValueError)
+          +-- ActionSyntaxError      an action line breaks the grammar
 """
 
 from __future__ import annotations
@@ -34,8 +42,10 @@ __all__ = [
     "ActionSyntaxError",
     "CDPError",
     "CDPTimeoutError",
+    "CaptureError",
     "ConnectionClosedError",
     "ElementError",
+    "InvalidArgumentError",
     "InvalidSelectorError",
     "KoBrowserError",
     "LaunchError",
@@ -45,6 +55,7 @@ __all__ = [
     "NotInteractableError",
     "ProtocolError",
     "SnapshotError",
+    "SnapshotTooLargeError",
     "StaleElementError",
     "TargetClosedError",
     "UnknownElementError",
@@ -55,6 +66,24 @@ __all__ = [
 
 class KoBrowserError(Exception):
     """Base of every error raised by kobrowser."""
+
+
+class InvalidArgumentError(KoBrowserError, ValueError):
+    """An argument is not valid; nothing was done with it.
+
+    Raised before any browser call for an unknown key, a negative, NaN or
+    infinite timeout, an id that is not a positive whole number, an empty
+    selector, a file to upload that does not exist, a URL without a scheme,
+    text with a lone surrogate, a malformed cookie or storage state, and so
+    on. The message names the argument, the value given and what is accepted.
+
+    Attributes:
+        argument: the name of the offending argument, when known.
+    """
+
+    def __init__(self, message: str, *, argument: str | None = None) -> None:
+        super().__init__(message)
+        self.argument = argument
 
 
 class LaunchError(KoBrowserError):
@@ -116,8 +145,29 @@ class SnapshotError(KoBrowserError):
     """A snapshot could not be taken."""
 
 
-class InvalidSelectorError(SnapshotError, ValueError):
-    """The CSS selector given as a snapshot scope is not valid."""
+class InvalidSelectorError(SnapshotError, InvalidArgumentError):
+    """A CSS selector (a snapshot scope, a wait) is not valid CSS."""
+
+    def __init__(self, message: str, *, argument: str | None = "selector") -> None:
+        super().__init__(message, argument=argument)
+
+
+class SnapshotTooLargeError(SnapshotError):
+    """The page's accessibility data is larger than the snapshot size limit.
+
+    The limit (:attr:`Browser.snapshot_limit <kobrowser.Browser.snapshot_limit>`)
+    keeps a huge page from exhausting memory; raise it, or snapshot part of
+    the page (``selector=``).
+
+    Attributes:
+        limit: the limit in bytes of AX data.
+        size: how many bytes the page's AX data had reached when it stopped.
+    """
+
+    def __init__(self, message: str, *, limit: int, size: int) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.size = size
 
 
 class ElementError(KoBrowserError):
@@ -163,7 +213,16 @@ class WaitTimeoutError(KoBrowserError, TimeoutError):
     """A wait (for load, text, selector, URL, function) passed its deadline."""
 
 
-class ActionSyntaxError(KoBrowserError, ValueError):
+class CaptureError(KoBrowserError):
+    """A screenshot or PDF could not be made (nothing visible to capture, PDF
+    asked of a headed Chrome, Pillow missing for annotations, file not writable)."""
+
+
+class ModelError(KoBrowserError):
+    """The language model behind an agent failed: unreachable, refused, or no reply."""
+
+
+class ActionSyntaxError(InvalidArgumentError):
     """An action (``click 5``, ``fill 3 "hi"``, a JSON object) does not follow the grammar.
 
     The message starts with the position: ``line 2, column 7: ...``.
@@ -176,12 +235,8 @@ class ActionSyntaxError(KoBrowserError, ValueError):
     """
 
     def __init__(self, reason: str, *, line: int = 1, column: int = 1, source: str = "") -> None:
-        super().__init__(f"line {line}, column {column}: {reason}")
+        super().__init__(f"line {line}, column {column}: {reason}", argument="text")
         self.reason = reason
         self.line = line
         self.column = column
         self.source = source
-
-
-class ModelError(KoBrowserError):
-    """The language model behind an agent failed: unreachable, refused, or no reply."""

@@ -7,14 +7,16 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from .snapshot._ax import gc_paused
+from ._geometry import Box, measure
+from ._validate import check
+from .snapshot import Node, SnapshotDiff, diff_snapshots, format_snapshot
 
 if TYPE_CHECKING:
     from ._tab._fetch import FrameDocument
     from .cdp import CDPSession
-    from .snapshot import Node
+    from .snapshot import ElementFactory, ParsedSnapshot
 
-__all__ = ["Element", "Snapshot", "number_elements"]
+__all__ = ["Element", "Snapshot", "element_factory", "number_snapshot"]
 
 
 class Element(msgspec.Struct, kw_only=True):
@@ -60,7 +62,7 @@ class Element(msgspec.Struct, kw_only=True):
 
 
 class Snapshot:
-    """A numbered accessibility snapshot of a tab (see SNAPSHOT-FORMAT.md).
+    """A numbered accessibility snapshot of a tab (see docs/snapshot-format.md).
 
     Attributes:
         text: the snapshot text, exactly in the documented format.
@@ -99,6 +101,46 @@ class Snapshot:
     def __repr__(self) -> str:
         return f"<Snapshot {self.url!r} {len(self.id_map)} elements>"
 
+    def diff(self, previous: Snapshot | ParsedSnapshot | str) -> SnapshotDiff:
+        """What changed since ``previous`` (see :func:`kobrowser.diff_snapshots`).
+
+        Lines are matched without their ids, so renumbering alone is no
+        change; the result names elements by their ids in this snapshot.
+        ``previous`` may also be snapshot text (a saved baseline).
+        """
+        return diff_snapshots(previous, self)
+
+    async def boxes(self, *, timeout: float | None = None) -> dict[int, Box]:
+        """Where every element of this snapshot is now, in one batched call per frame.
+
+        One ``DOMSnapshot.captureSnapshot`` per frame session (the page and
+        each out-of-process iframe), not one call per element; nothing in the
+        page changes (no scroll, no script, no focus change). Coordinates are
+        top-viewport CSS pixels like :meth:`Tab.box`, placed through every
+        iframe above the element.
+
+        Args:
+            timeout: deadline of each call, in seconds (default: the
+                connection's).
+
+        Returns:
+            Id -> :class:`Box`, for every id whose element has a layout box
+            now (an element that is not rendered, was removed, or whose frame
+            went away is left out).
+
+        Raises:
+            InvalidArgumentError: a bad timeout.
+            TargetClosedError: the tab was closed or crashed.
+            CDPTimeoutError: the page did not answer in time.
+            KoBrowserError: the snapshot holds no page (an empty snapshot).
+
+        Cancelling the caller abandons the calls.
+        """
+        check(timeout=timeout)
+        measured = await measure(self, timeout=timeout)
+        found = (measured.box(element_id) for element_id in measured.boxes)
+        return {box.id: box for box in found if box is not None}
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: text, url, title and the element tree."""
         return {
@@ -109,55 +151,53 @@ class Snapshot:
         }
 
 
-def number_elements(
-    tree: list[Node], ordered: list[Node], documents: Mapping[str, FrameDocument]
-) -> tuple[dict[int, Element], list[Element]]:
-    """The id map and the element tree of a numbered printed tree.
+def number_snapshot(
+    tree: list[Node],
+    *,
+    title: str | None,
+    documents: Mapping[str, FrameDocument],
+    text_limit: int | None = 80,
+) -> tuple[str, dict[int, Element], list[Element]]:
+    """Number and format a printed tree, making its elements in the same pass.
 
-    One pre-order walk, the order :func:`format_snapshot` numbers in; each
-    node is checked against ``ordered`` so an id can never name the wrong
-    element.
+    Returns:
+        The snapshot text, the id map and the top-level elements.
     """
-    elements: dict[int, Element] = {}
-    roots: list[Element] = []
-    stack: list[tuple[Node, int, list[Element]]] = [(node, 0, roots) for node in reversed(tree)]
-    pop = stack.pop
-    push = stack.append
+    text, ordered, roots = format_snapshot(
+        tree, title=title, text_limit=text_limit, element=element_factory(documents)
+    )
+    return text, dict(enumerate(ordered, 1)), roots
+
+
+def element_factory(documents: Mapping[str, FrameDocument]) -> ElementFactory[Element]:
+    """What :func:`format_snapshot` calls to make each numbered :class:`Element`.
+
+    Each element gets its frame's document (loader id, session) as it was
+    fetched; consecutive nodes of one frame share one lookup.
+    """
     frame_id: str | None = None
     loader_id = ""
     session: CDPSession | None = None
-    index = 0
-    with gc_paused():
-        while stack:
-            node, depth, siblings = pop()
-            if ordered[index] is not node:  # pragma: no cover - a numbering bug
-                raise AssertionError(f"snapshot numbering mismatch at id {index + 1}")
-            index += 1
-            if node.frame_id != frame_id:
-                frame_id = node.frame_id
-                document = documents.get(frame_id)
-                loader_id = document.loader_id if document else ""
-                session = document.session if document else None
-            element = Element(
-                id=index,
-                role=node.role,
-                name=node.name,
-                value=node.value,
-                states=node.states,
-                frame_id=frame_id,
-                backend_node_id=node.backend_node_id,
-                loader_id=loader_id,
-                session=session,
-                depth=depth,
-                children=[],
-            )
-            siblings.append(element)
-            elements[index] = element
-            children = node.children
-            if children:
-                target = element.children
-                for child in reversed(children):
-                    push((child, depth + 1, target))
-    if index != len(ordered):  # pragma: no cover - a numbering bug
-        raise AssertionError("snapshot numbering mismatch: element count")
-    return elements, roots
+
+    def element(number: int, node: Node, depth: int, children: list[Element]) -> Element:
+        nonlocal frame_id, loader_id, session
+        if node.frame_id != frame_id:
+            frame_id = node.frame_id
+            document = documents.get(frame_id)
+            loader_id = document.loader_id if document else ""
+            session = document.session if document else None
+        return Element(
+            id=number,
+            role=node.role,
+            name=node.name,
+            value=node.value,
+            states=node.states,
+            frame_id=frame_id,
+            backend_node_id=node.backend_node_id,
+            loader_id=loader_id,
+            session=session,
+            depth=depth,
+            children=children,
+        )
+
+    return element

@@ -11,7 +11,7 @@ import pytest
 from _server import PageServer
 
 import kobrowser
-from kobrowser import Browser, NavigationError, Tab, WaitTimeoutError
+from kobrowser import Browser, InvalidArgumentError, NavigationError, Tab, WaitTimeoutError
 
 pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
 
@@ -171,6 +171,11 @@ async def test_closed_port_is_a_navigation_error(tab: Tab) -> None:
 
 async def test_invalid_url_is_a_navigation_error(tab: Tab) -> None:
     with pytest.raises(NavigationError, match="invalid URL"):
+        await tab.open("http://[not-an-address/")
+
+
+async def test_url_without_scheme_is_an_argument_error(tab: Tab) -> None:
+    with pytest.raises(InvalidArgumentError, match=r"^url: got 'not a url'; expected an absolute"):
         await tab.open("not a url")
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import anyio
 
+from .._validate import seconds
 from ._resolve import Target, resolve
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ class ActionContext:
 
     def limit(self, timeout: float | None) -> float:
         """``timeout``, or the default when None."""
-        return self._timeout() if timeout is None else timeout
+        return self._timeout() if timeout is None else seconds(timeout)
 
     async def resolve(self, element_id: int, timeout: float) -> Target:
         """Resolve and verify ``element_id`` of the latest snapshot."""

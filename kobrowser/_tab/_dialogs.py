@@ -18,6 +18,7 @@ import anyio
 import msgspec
 
 from .._exceptions import KoBrowserError, ProtocolError, WaitTimeoutError
+from .._validate import check
 
 if TYPE_CHECKING:
     from ..cdp import CDPSession
@@ -73,6 +74,7 @@ class Dialog:
         Cancellation may leave the dialog open; the default handling then
         accepts it.
         """
+        check(prompt_text=prompt_text)
         await self._handle(True, prompt_text)
 
     async def dismiss(self) -> None:

@@ -7,7 +7,9 @@ the AX trees of same-process child frames (``frameId`` on the same session)
 and, once per frame, the ``<iframe>`` element that owns each frame
 (``DOM.getFrameOwner`` on the parent's session). A frame that fails, detaches
 or times out becomes ``None`` (an empty ``iframe`` line); only a failure of
-the top document fails the snapshot.
+the top document fails the snapshot. With a :class:`~kobrowser._clickable.ClickableMaps`
+each session's clickable map is asked for in the same batch, and every frame
+the session serves is built with it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ..snapshot._ax import AXNode, decode_ax_tree
 from ..snapshot._tree import FrameAX, prebuild_frame
 
 if TYPE_CHECKING:
+    from .._clickable import ClickableMaps
     from ..cdp import BatchCall, CDPSession
 
 __all__ = ["FetchCache", "FetchedFrames", "FrameDocument", "fetch_frames", "resolve_scope"]
@@ -146,13 +149,17 @@ def _ax_nodes(raw: msgspec.Raw) -> list[AXNode]:
     return decode_ax_tree(raw).nodes
 
 
-def _ax_frame(frame_id: str, raw: msgspec.Raw) -> FrameAX:
-    return prebuild_frame(frame_id, decode_ax_tree(raw).nodes)
+def _ax_frame(
+    frame_id: str, session: CDPSession, clickable: ClickableMaps | None, raw: msgspec.Raw
+) -> FrameAX:
+    found = clickable.get(session) if clickable is not None else None
+    return prebuild_frame(frame_id, decode_ax_tree(raw).nodes, found)
 
 
-def _child_ax(session: CDPSession, frame_id: str) -> BatchCall:
+def _child_ax(session: CDPSession, frame_id: str, clickable: ClickableMaps | None) -> BatchCall:
     """The AX tree call of a same-process child frame (built as it arrives)."""
-    return (session, _AX, {"frameId": frame_id}, functools.partial(_ax_frame, frame_id))
+    decode = functools.partial(_ax_frame, frame_id, session, clickable)
+    return (session, _AX, {"frameId": frame_id}, decode)
 
 
 async def fetch_frames(
@@ -162,6 +169,7 @@ async def fetch_frames(
     timeout: float,
     cache: FetchCache,
     frame_tree_version: Callable[[CDPSession], int | None] | None = None,
+    clickable: ClickableMaps | None = None,
 ) -> FetchedFrames:
     """Fetch every frame's AX tree concurrently and link child frames to owners.
 
@@ -187,15 +195,19 @@ async def fetch_frames(
             count moved since it was last read; one reused from the cache
             is checked again once the AX trees are in, and if the count
             moved meanwhile the whole fetch runs again without the cache.
+        clickable: when given, each session's clickable map is asked for in
+            the first batch (before its AX calls) and every frame is built
+            with its session's map; ``None``: no element is marked
+            ``clickable``.
 
     Raises:
         KoBrowserError: the top document could not be read.
     """
-    fetched = await _fetch(page, oopifs, timeout, cache, frame_tree_version)
+    fetched = await _fetch(page, oopifs, timeout, cache, frame_tree_version, clickable)
     if fetched is None:
         # A frame tree reused from the cache changed while the AX trees were
         # read: read everything again, asking for every frame tree this time.
-        fetched = await _fetch(page, oopifs, timeout, cache, None)
+        fetched = await _fetch(page, oopifs, timeout, cache, None, clickable)
     assert fetched is not None
     return fetched
 
@@ -206,6 +218,7 @@ async def _fetch(
     timeout: float,
     cache: FetchCache,
     frame_tree_version: Callable[[CDPSession], int | None] | None,
+    clickable: ClickableMaps | None,
 ) -> FetchedFrames | None:
     owner_cache = cache.owners
     # (session, parent session, the frame id of its document if known)
@@ -213,6 +226,7 @@ async def _fetch(
     sessions += [(session, parent, frame_id) for frame_id, session, parent in oopifs]
     requests: list[BatchCall] = []
     slots: list[tuple[int, dict[str | None, int]]] = []
+    map_calls: list[tuple[CDPSession, int]] = []
     versions: list[int | None] = []
     reused: dict[CDPSession, _FrameTreeNode] = {}
     for session, _parent, own_id in sessions:
@@ -225,16 +239,28 @@ async def _fetch(
         else:
             tree_index = len(requests)
             requests.append((session, "Page.getFrameTree", None, _frame_tree))
+        if clickable is not None:
+            # Before the AX calls: answered first, so frames are built with it.
+            map_calls.append((session, len(requests)))
+            requests.append(clickable.call(session))
         asked: dict[str | None, int] = {None: len(requests)}
         # The top document is built with everything; a child frame's
         # content is built as soon as it arrives (prebuild_frame).
-        own_decode = _ax_nodes if own_id is None else functools.partial(_ax_frame, own_id)
+        own_decode = (
+            _ax_nodes
+            if own_id is None
+            else functools.partial(_ax_frame, own_id, session, clickable)
+        )
         requests.append((session, _AX, None, own_decode))
         for frame_id in cache.children.get(session, ()):
             asked[frame_id] = len(requests)
-            requests.append(_child_ax(session, frame_id))
+            requests.append(_child_ax(session, frame_id, clickable))
         slots.append((tree_index, asked))
     results = await page.connection.call_many(requests, timeout=timeout)
+    if clickable is not None:
+        for session, map_index in map_calls:
+            if isinstance(results[map_index], KoBrowserError):
+                clickable.failed(session)
     # A session's frame tree is current only if no frame-tree event came
     # while the batch ran; a reused one that is not makes the caller retry.
     steady = [
@@ -299,7 +325,7 @@ async def _fetch(
                 if index is not None:
                     trees[frame.id] = results[index]
                 else:
-                    later.append(_child_ax(session, frame.id))
+                    later.append(_child_ax(session, frame.id, clickable))
                     later_frames.append((frame.id, False))
                 need_owner(frame.id, session)
             stack.extend(node.childFrames)
@@ -317,6 +343,8 @@ async def _fetch(
     frames = {
         frame_id: tree for frame_id, tree in trees.items() if not isinstance(tree, KoBrowserError)
     }
+    if clickable is not None:
+        _attach_maps(frames, documents, clickable)
     for frame_id, document in documents.items():
         parent_frame = frames.get(document.parent_id) if document.parent_id else None
         owner = owners.get(frame_id)
@@ -326,6 +354,23 @@ async def _fetch(
     for frame_id in [f for f in owner_cache if f not in documents]:
         del owner_cache[frame_id]
     return FetchedFrames(root=frames[top_id], documents=documents, url=documents[top_id].url)
+
+
+def _attach_maps(
+    frames: dict[str, FrameAX], documents: dict[str, FrameDocument], clickable: ClickableMaps
+) -> None:
+    """Give every frame its session's clickable map.
+
+    A frame built ahead without it (its AX tree arrived first, or the top
+    document, which is built only now) gets it, and a content built ahead
+    without it is dropped (the walk builds it again).
+    """
+    for frame_id, frame in frames.items():
+        document = documents.get(frame_id)
+        found = clickable.get(document.session) if document is not None else None
+        if found and frame.clickable is not found:
+            frame.clickable = found
+            frame.built = None
 
 
 async def resolve_scope(page: CDPSession, selector: str, *, timeout: float) -> set[int]:

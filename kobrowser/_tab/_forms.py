@@ -7,9 +7,14 @@ a clear error when the element is not of the kind the action needs.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 
-from .._exceptions import NotInteractableError, ProtocolError, WrongElementKindError
+from .._exceptions import (
+    InvalidArgumentError,
+    NotInteractableError,
+    ProtocolError,
+    WrongElementKindError,
+)
+from .._validate import existing_files
 from . import _scripts
 from ._acting import ActionContext, left
 from ._input import press_combo, type_text
@@ -19,15 +24,6 @@ from ._resolve import Target, call, locate
 __all__ = ["check", "fill", "focus", "press", "select", "type_into", "uncheck", "upload"]
 
 _CHECKABLE = ("checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio")
-
-
-def _existing_files(files: Sequence[str | os.PathLike[str]]) -> list[str]:
-    """Absolute paths of ``files``; FileNotFoundError names the first missing one."""
-    paths = [os.path.abspath(os.path.expanduser(os.fspath(f))) for f in files]
-    for path in paths:
-        if not os.path.isfile(path):
-            raise FileNotFoundError(f"no such file to upload: {path}")
-    return paths
 
 
 async def focus(ctx: ActionContext, element_id: int, *, timeout: float | None = None) -> None:
@@ -63,8 +59,6 @@ async def fill(
     Raises:
         WrongElementKindError: the element is not something that can be filled.
     """
-    if not isinstance(value, str):
-        raise TypeError(f"fill() takes a str value, not {type(value).__name__}")
 
     async def body(target: Target, deadline: float) -> None:
         await locate(target, timeout=left(deadline), hit=False)
@@ -130,8 +124,6 @@ async def select(
         WrongElementKindError: the element is not a select.
         ValueError: an option is missing (the message lists the available ones).
     """
-    if not values:
-        raise ValueError("select() needs at least one option value or label")
 
     async def body(target: Target, deadline: float) -> None:
         await locate(target, timeout=left(deadline), hit=False)
@@ -149,9 +141,10 @@ async def select(
                 element_id,
             )
         if error == "missing":
-            raise ValueError(
-                f"element {element_id} has no option {result['wanted']!r}; "
-                f"options: {', '.join(result['available'])}"
+            raise InvalidArgumentError(
+                f"values: element {element_id} has no option {result['wanted']!r}; "
+                f"expected one of its options: {', '.join(result['available'])}",
+                argument="values",
             )
         if error == "disabled":
             raise NotInteractableError(
@@ -159,7 +152,10 @@ async def select(
                 element_id,
             )
         if error == "single":
-            raise ValueError(f"element {element_id} allows only one selected option")
+            raise InvalidArgumentError(
+                f"values: got {len(values)}; element {element_id} allows only one selected option",
+                argument="values",
+            )
 
     await ctx.run(element_id, timeout, body)
 
@@ -208,7 +204,7 @@ async def upload(
         FileNotFoundError: a file does not exist.
         WrongElementKindError: the element is not a file input.
     """
-    paths = _existing_files(files)
+    paths = existing_files(files)
 
     async def body(target: Target, deadline: float) -> None:
         kind = await call(
@@ -224,7 +220,10 @@ async def upload(
                 element_id,
             )
         if len(paths) > 1 and not kind.get("multiple"):
-            raise ValueError(f"element {element_id} accepts one file, not {len(paths)}")
+            raise InvalidArgumentError(
+                f"files: got {len(paths)}; element {element_id} accepts one file",
+                argument="files",
+            )
         await target.session.send(
             "DOM.setFileInputFiles",
             {"files": paths, "objectId": target.object_id},

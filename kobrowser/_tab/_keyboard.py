@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import msgspec
 
+from .._exceptions import InvalidArgumentError
+
 __all__ = ["MODIFIER_BITS", "KeyDef", "key_for_char", "parse_combo", "resolve_key"]
 
 
@@ -135,7 +137,7 @@ def resolve_key(name: str) -> KeyDef:
     """The key named ``name`` (``"Enter"``, ``"a"``, ``"KeyA"``, ``"ArrowLeft"``, ``"F5"``).
 
     Raises:
-        ValueError: no such key on a US keyboard.
+        InvalidArgumentError: no such key on a US keyboard (also a ValueError).
     """
     k = _KEYS.get(name)
     if k is None and len(name) == 1 and name in _CHARS:
@@ -143,9 +145,10 @@ def resolve_key(name: str) -> KeyDef:
     if k is None and len(name) > 1:
         k = _KEYS_LOWER.get(name.lower())
     if k is None:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"unknown key {name!r}: use a character or a key name such as Enter, Tab, "
-            "Backspace, Escape, ArrowLeft, Home, PageDown, F5, Space"
+            "Backspace, Escape, ArrowLeft, Home, PageDown, F5, Space",
+            argument="key",
         )
     return k
 
@@ -162,10 +165,10 @@ def parse_combo(combo: str) -> tuple[list[str], KeyDef, bool]:
     An upper-case letter or a shifted symbol implies Shift.
 
     Raises:
-        ValueError: empty combination, unknown modifier or key.
+        InvalidArgumentError: empty combination, unknown modifier or key.
     """
     if not combo:
-        raise ValueError("empty key combination")
+        raise InvalidArgumentError("empty key combination", argument="key")
     if combo == "+":
         parts = ["+"]
     elif combo.endswith("++"):
@@ -174,13 +177,16 @@ def parse_combo(combo: str) -> tuple[list[str], KeyDef, bool]:
         parts = combo.split("+")
     *mods, main = parts
     if not main:
-        raise ValueError(f"key combination {combo!r} has no key after its modifiers")
+        raise InvalidArgumentError(
+            f"key combination {combo!r} has no key after its modifiers", argument="key"
+        )
     modifiers: list[str] = []
     for mod in mods:
         canonical = _MODIFIER_ALIASES.get(mod.lower())
         if canonical is None:
-            raise ValueError(
-                f"unknown modifier {mod!r} in {combo!r}: use Shift, Control, Alt or Meta"
+            raise InvalidArgumentError(
+                f"unknown modifier {mod!r} in {combo!r}: use Shift, Control, Alt or Meta",
+                argument="key",
             )
         if canonical not in modifiers:
             modifiers.append(canonical)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from .._exceptions import NavigationError, ProtocolError, WaitTimeoutError
-from ._pagestate import LoadState, PageState, Response, check_state
+from ._pagestate import LoadState, PageState, Response
 
 if TYPE_CHECKING:
     from ..cdp import CDPSession
@@ -40,7 +40,6 @@ class Navigator:
         self, url: str, wait_until: LoadState, timeout: float, referrer: str | None
     ) -> Response | None:
         """See ``Tab.open``."""
-        check_state(wait_until)
         params: dict[str, Any] = {"url": url}
         if referrer:
             params["referrer"] = referrer
@@ -66,14 +65,12 @@ class Navigator:
 
     async def reload(self, wait_until: LoadState, timeout: float) -> Response | None:
         """See ``Tab.reload``."""
-        check_state(wait_until)
         return await self._by_event(
             lambda: self._page.send("Page.reload"), wait_until, timeout, "reload"
         )
 
     async def history(self, delta: int, wait_until: LoadState, timeout: float) -> Response | None:
         """Go ``delta`` entries through history (see ``Tab.back``, ``Tab.forward``)."""
-        check_state(wait_until)
         history = await self._page.send("Page.getNavigationHistory", timeout=timeout)
         index = history["currentIndex"] + delta
         entries = history["entries"]

@@ -32,7 +32,7 @@ from ..cdp._events import ATTACHED, DETACHED
 if TYPE_CHECKING:
     from ..cdp import CDPSession
 
-__all__ = ["LOAD_STATES", "NETWORK_IDLE_S", "LoadState", "PageState", "Response", "check_state"]
+__all__ = ["LOAD_STATES", "NETWORK_IDLE_S", "LoadState", "PageState", "Response"]
 
 LoadState = Literal["commit", "domcontentloaded", "load", "networkidle"]
 LOAD_STATES: tuple[str, ...] = ("commit", "domcontentloaded", "load", "networkidle")
@@ -371,9 +371,3 @@ class PageState:
             if not self._inflight:
                 self._idle_since = time.monotonic()
             self._notify()
-
-
-def check_state(state: str) -> None:
-    """Raise ValueError unless ``state`` is a load state."""
-    if state not in LOAD_STATES:
-        raise ValueError(f"wait_until/state must be one of {', '.join(LOAD_STATES)}; not {state!r}")

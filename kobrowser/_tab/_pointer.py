@@ -294,8 +294,6 @@ async def scroll(
         amount: CSS pixels.
     """
     vectors = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}
-    if direction not in vectors:
-        raise ValueError(f"direction must be up, down, left or right, not {direction!r}")
     limit = ctx.limit(timeout)
     metrics = await ctx.page.send("Page.getLayoutMetrics", timeout=limit)
     viewport = metrics.get("cssLayoutViewport", {})

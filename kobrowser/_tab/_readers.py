@@ -32,8 +32,21 @@ async def _info(
 
 
 async def text(ctx: ActionContext, element_id: int, *, timeout: float | None = None) -> str:
-    """The rendered text of element ``element_id``."""
-    return str(await _info(ctx, element_id, "text", None, timeout) or "")
+    """See ``Tab.text``: a text line's whole text, or an element's ``innerText``."""
+
+    async def body(target: Target, deadline: float) -> Any:
+        if target.element.role == "text":
+            return target.element.name
+        return await call(
+            target.session,
+            target.object_id,
+            _scripts.INFO,
+            "text",
+            None,
+            timeout=left(deadline),
+        )
+
+    return str(await ctx.run(element_id, timeout, body) or "")
 
 
 async def html(ctx: ActionContext, element_id: int, *, timeout: float | None = None) -> str:

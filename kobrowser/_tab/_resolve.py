@@ -31,6 +31,7 @@ from .._exceptions import (
     TargetClosedError,
     UnknownElementError,
 )
+from .._validate import element_id as check_id
 from ..snapshot._roles import role_info
 from . import _scripts
 from ._runtime import runtime_value
@@ -117,13 +118,12 @@ def stale(element: Element, why: str) -> StaleElementError:
 
 def lookup(snapshot: Snapshot | None, element_id: int) -> Element:
     """The element of ``element_id`` in ``snapshot`` (no browser call)."""
+    check_id(element_id)
     if snapshot is None:
         raise NoSnapshotError(
             f"no snapshot yet, so id {element_id} means nothing: take a snapshot first",
             element_id,
         )
-    if isinstance(element_id, bool) or not isinstance(element_id, int):
-        raise UnknownElementError(f"element ids are whole numbers, not {element_id!r}", None)
     element = snapshot.id_map.get(element_id)
     if element is None:
         count = len(snapshot.id_map)
@@ -237,9 +237,13 @@ def _check_identity(element: Element, tree: _PartialTree) -> bool:
     if role == "text":
         if name and name not in element.name:
             raise stale(element, f"its text is now {name[:40]!r}")
-    elif name != element.name:
+    elif name != element.name and (name or not _MARKED.intersection(element.states)):
+        # (An unnamed clickable/focusable element took its text as its name.)
         raise stale(element, f'its name is now "{name[:60]}"')
     return True
+
+
+_MARKED = frozenset({"clickable", "focusable"})
 
 
 async def _verify_shown(target: Target, timeout: float) -> None:

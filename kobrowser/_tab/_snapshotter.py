@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from .._clickable import ClickableMaps
 from .._concurrency import gather, unwrap_group
-from .._snapshot import Snapshot, number_elements
-from ..snapshot import build_tree, filter_tree, format_snapshot
+from .._snapshot import Snapshot, number_snapshot
+from ..snapshot import build_tree, filter_tree
 from ._fetch import FetchCache, fetch_frames, resolve_scope
 
 if TYPE_CHECKING:
@@ -49,16 +50,18 @@ class Snapshotter:
         compact: bool,
         depth: int | None,
         selector: str | None,
+        clickable: bool,
+        text_limit: int | None,
         timeout: float,
     ) -> Snapshot:
         """Fetch every frame, merge, filter, number and format (see ``Tab.snapshot``).
 
-        The new snapshot becomes :attr:`latest` once complete; a failure or
-        cancellation keeps the previous one.
+        The arguments are checked by the caller. The new snapshot becomes
+        :attr:`latest` once complete; a failure or cancellation keeps the
+        previous one.
         """
-        if depth is not None and (not isinstance(depth, int) or depth < 0):
-            raise ValueError(f"depth must be a whole number >= 0, not {depth!r}")
         page, frames, cache = self._page, self._frames, self.cache
+        maps = ClickableMaps() if clickable else None
         # Frame sessions still setting up are waited for, at most one deadline:
         # a slow set-up must not fail the snapshot (the session is usable already).
         with anyio.move_on_after(timeout):
@@ -75,6 +78,7 @@ class Snapshotter:
                     timeout=timeout,
                     cache=cache,
                     frame_tree_version=frames.frame_tree_version,
+                    clickable=maps,
                 )
             else:
                 fetched, found = await gather(
@@ -84,6 +88,7 @@ class Snapshotter:
                         timeout=timeout,
                         cache=cache,
                         frame_tree_version=frames.frame_tree_version,
+                        clickable=maps,
                     ),
                     lambda: resolve_scope(page, selector, timeout=timeout),
                 )
@@ -99,9 +104,9 @@ class Snapshotter:
         if interactive or compact or depth is not None:
             # The full tree needs no filtering (filter_tree would only copy it).
             tree = filter_tree(tree, interactive=interactive, compact=compact, depth=depth)
-        text, ordered = format_snapshot(tree, title=title or None)
-
-        elements, roots = number_elements(tree, ordered, fetched.documents)
+        text, elements, roots = number_snapshot(
+            tree, title=title or None, documents=fetched.documents, text_limit=text_limit
+        )
         snapshot = Snapshot(
             text,
             elements,

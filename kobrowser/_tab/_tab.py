@@ -25,7 +25,11 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import msgspec
 
-from .._exceptions import KoBrowserError, ProtocolError, TargetClosedError
+from .. import _capture, _validate
+from .._exceptions import InvalidArgumentError, KoBrowserError, ProtocolError, TargetClosedError
+from .._storage import track_origins
+from ..actions import Action, Outcome, execute, to_action
+from ..snapshot._find import find_nodes
 from . import _forms, _pointer, _readers
 from ._acting import ActionContext
 from ._dialogs import Dialog, DialogHandler, Dialogs
@@ -38,9 +42,8 @@ from ._snapshotter import Snapshotter
 from ._waits import SelectorState, URLPattern, Waiter
 
 if TYPE_CHECKING:
-    from .._browser import Browser
-    from .._context import BrowserContext
-    from .._snapshot import Snapshot
+    from .._browser import Browser, BrowserContext
+    from .._snapshot import Element, Snapshot
     from ..cdp import CDPSession
 
 __all__ = ["Tab"]
@@ -116,14 +119,18 @@ class Tab:
                 page.mark(loader, "load" if state == "complete" else "domcontentloaded")
 
     def _on_frame_attached(self, session: CDPSession) -> None:
+        context = self.context or self._browser.default_context
+        track_origins(session, lambda: context)
+
         async def enable_network() -> None:
             with contextlib.suppress(KoBrowserError):  # the frame may be gone already
                 await session.send("Network.enable", timeout=self.timeout)
+                await context._emulation.set_up_frame(session)
 
         self._browser._spawn(enable_network)
 
     def _limit(self, timeout: float | None) -> float:
-        return self.timeout if timeout is None else timeout
+        return self.timeout if timeout is None else _validate.seconds(timeout)
 
     # -- identity and state ----------------------------------------------
 
@@ -160,7 +167,7 @@ class Tab:
     @property
     def opener(self) -> Tab | None:
         """The tab that opened this one (popups, ``target=_blank``), if still open."""
-        return self._browser._tabs.get(self._opener_id) if self._opener_id else None
+        return self._browser._targets.get(self._opener_id) if self._opener_id else None
 
     async def title(self) -> str:
         """The document title."""
@@ -183,6 +190,18 @@ class Tab:
         ):
             await connection.root.send("Target.closeTarget", {"targetId": self.target_id})
 
+    async def set_viewport(self, width: int, height: int) -> None:
+        """Resize this tab's page area to ``width`` x ``height`` CSS pixels.
+
+        Kept across navigations, over its context's viewport; the context's
+        scale and mobile settings stay.
+
+        Raises:
+            InvalidArgumentError: not whole numbers > 0.
+        """
+        context = self.context or self._browser.default_context
+        await context._emulation.set_tab_viewport(self, width, height)
+
     # -- snapshots and scripts -------------------------------------------
 
     async def snapshot(
@@ -192,6 +211,8 @@ class Tab:
         compact: bool = False,
         depth: int | None = None,
         selector: str | None = None,
+        clickable: bool = True,
+        text_limit: int | None = 80,
         timeout: float | None = None,
     ) -> Snapshot:
         """Take a numbered accessibility snapshot of the page and all its frames.
@@ -207,20 +228,38 @@ class Tab:
             depth: only elements at printed depth < depth.
             selector: only the subtrees of the top document's elements that
                 match this CSS selector (none match: an empty snapshot).
+            clickable: mark elements a page made clickable without a role
+                (a click listener, ``cursor: pointer``) and give them a line;
+                ``False`` skips reading the clickable map (faster; focusable
+                elements are still marked).
+            text_limit: names and text lines are cut at this many code
+                points, values at five eighths of it (80 and 50 by default);
+                ``None`` prints them whole. ``id_map`` always holds them whole.
             timeout: deadline of each CDP call (default: the browser's).
 
         Raises:
+            InvalidArgumentError: a bad argument (``depth``, ``text_limit``...).
             InvalidSelectorError: ``selector`` is not valid CSS.
             TargetClosedError: the tab was closed or crashed.
             CDPTimeoutError: the top document did not answer in time.
 
         Cancelling the caller abandons the snapshot and keeps the previous one.
         """
+        _validate.check(
+            interactive=interactive,
+            compact=compact,
+            depth=depth,
+            scope=selector,
+            clickable=clickable,
+            text_limit=text_limit,
+        )
         return await self._snapshotter.take(
             interactive=interactive,
             compact=compact,
             depth=depth,
             selector=selector,
+            clickable=clickable,
+            text_limit=text_limit,
             timeout=self._limit(timeout),
         )
 
@@ -229,17 +268,90 @@ class Tab:
         """The latest snapshot of this tab (its ids are the ones actions use)."""
         return self._snapshotter.latest
 
+    async def find(
+        self,
+        *,
+        role: str | None = None,
+        name: str | None = None,
+        text: str | None = None,
+        exact: bool = False,
+        timeout: float | None = None,
+    ) -> list[Element]:
+        """The elements of a fresh snapshot that match every criterion given.
+
+        Takes a new (full) snapshot, whose ids replace the previous ones, and
+        returns its matching elements in id order, each with its ``id``.
+        Names and texts are matched whole (never the printed, cut ones),
+        contained and case-insensitive, or with ``exact=True`` equal and
+        case-sensitive.
+
+        Args:
+            role: printed role (``button``, ``link``, ``text`` ...).
+            name: text of the element's name.
+            text: text the line shows (its name or value); of nested
+                matches only the innermost is returned.
+            exact: whole, case-sensitive match of ``name`` and ``text``.
+            timeout: deadline of each CDP call (default: the browser's).
+
+        Raises:
+            InvalidArgumentError: no criterion is given, or one is not a str.
+            TargetClosedError: the tab was closed or crashed.
+            CDPTimeoutError: the top document did not answer in time.
+
+        Cancelling the caller abandons the snapshot and keeps the previous one.
+        """
+        _validate.check(find_role=role, find_name=name, find_text=text, exact=exact)
+        if role is None and name is None and text is None:
+            raise InvalidArgumentError(
+                "find: expected at least one of role, name or text", argument="role"
+            )
+        snap = await self.snapshot(timeout=timeout)
+        return find_nodes(snap.nodes, role=role, name=name, text=text, exact=exact)
+
     async def evaluate(self, expression: str, *, timeout: float | None = None) -> Any:
         """Evaluate a JavaScript expression in the page and return its JSON value.
 
         Promises are awaited. Raises KoBrowserError when the script throws.
         """
+        _validate.check(script=expression, timeout=timeout)
         result = await self.cdp.send(
             "Runtime.evaluate",
             {"expression": expression, "returnByValue": True, "awaitPromise": True},
             timeout=timeout,
         )
         return runtime_value(result, "JavaScript error")
+
+    async def do(self, action: Action | str, *, timeout: float | None = None) -> Outcome:
+        """Run one action of the grammar (``click 5``, ``fill 3 "hi"``) on this tab.
+
+        The action runs through this tab's own methods (``click 5`` is
+        ``await tab.click(5)``); see :func:`kobrowser.parse_action` for the
+        grammar. ``tab N`` switches a browser's current tab, so it needs
+        :meth:`Browser.do` (here it fails in the outcome); ``done "answer"``
+        does nothing and carries the answer.
+
+        Args:
+            action: an :class:`~kobrowser.Action`, or one action line (or
+                JSON object) as a str.
+            timeout: deadline in seconds of the method the action runs
+                (default: the browser's).
+
+        Returns:
+            The :class:`~kobrowser.Outcome`. The action's own errors (a stale
+            or unknown id, an element that is not interactable, a navigation
+            error, a timeout, an unknown key or option) are in it
+            (``ok=False``), not raised.
+
+        Raises:
+            ActionSyntaxError: ``action`` is a str that is not exactly one action.
+            InvalidArgumentError: ``action`` is neither an Action nor a str,
+                or ``timeout`` is not a number of seconds >= 0.
+
+        Cancelling the caller cancels the action's method; input already
+        sent is not undone.
+        """
+        _validate.check(timeout=timeout)
+        return await execute(self, to_action(action), timeout=timeout)
 
     # -- navigation ------------------------------------------------------
 
@@ -277,12 +389,14 @@ class Tab:
 
         Cancelling the caller stops waiting; the navigation itself goes on.
         """
+        _validate.check(url=url, wait_until=wait_until, timeout=timeout, referrer=referrer)
         return await self._navigator.open(url, wait_until, self._limit(timeout), referrer)
 
     async def reload(
         self, *, wait_until: LoadState = "load", timeout: float | None = None
     ) -> Response | None:
         """Reload the page and wait for ``wait_until``; arguments and errors as :meth:`open`."""
+        _validate.check(wait_until=wait_until)
         return await self._navigator.reload(wait_until, self._limit(timeout))
 
     async def back(
@@ -293,12 +407,14 @@ class Tab:
         Returns None when there is no previous entry or it is in the same
         document; otherwise as :meth:`open`.
         """
+        _validate.check(wait_until=wait_until)
         return await self._navigator.history(-1, wait_until, self._limit(timeout))
 
     async def forward(
         self, *, wait_until: LoadState = "load", timeout: float | None = None
     ) -> Response | None:
         """Go forward in history and wait for ``wait_until``; see :meth:`back`."""
+        _validate.check(wait_until=wait_until)
         return await self._navigator.history(1, wait_until, self._limit(timeout))
 
     # -- waits -----------------------------------------------------------
@@ -320,6 +436,7 @@ class Tab:
 
         Cancelling the caller simply stops waiting.
         """
+        _validate.check(state=state)
         await self._waits.load(state, self._limit(timeout))
 
     async def wait_for_url(
@@ -344,6 +461,7 @@ class Tab:
 
         Cancelling the caller simply stops waiting.
         """
+        _validate.check(url_pattern=url, wait_until=wait_until, timeout=timeout)
         await self._waits.url(url, wait_until, self._limit(timeout))
 
     async def wait_for_text(self, text: str, *, timeout: float | None = None) -> None:
@@ -357,6 +475,7 @@ class Tab:
         Cancelling the caller stops waiting; the in-page observer removes
         itself at the deadline.
         """
+        _validate.check(text=text, timeout=timeout)
         await self._waits.text(text, self._limit(timeout))
 
     async def wait_for_selector(
@@ -370,13 +489,14 @@ class Tab:
         every DOM mutation and CSS transition/animation end.
 
         Raises:
-            ValueError: unknown ``state``.
+            InvalidArgumentError: unknown ``state``, empty ``selector``.
             InvalidSelectorError: ``selector`` is not valid CSS.
             WaitTimeoutError: not in that state within ``timeout`` (default: the browser's).
 
         Cancelling the caller stops waiting; the in-page observer removes
         itself at the deadline.
         """
+        _validate.check(selector=selector, selector_state=state, timeout=timeout)
         await self._waits.selector(selector, state, self._limit(timeout))
 
     async def wait_for_function(self, expression: str, *, timeout: float | None = None) -> Any:
@@ -393,10 +513,12 @@ class Tab:
         Cancelling the caller stops waiting; the in-page loop ends itself at
         the deadline.
         """
+        _validate.check(expression=expression, timeout=timeout)
         return await self._waits.function(expression, self._limit(timeout))
 
     async def wait(self, ms: float) -> None:
         """Sleep ``ms`` milliseconds (prefer the waits above: they react to the page)."""
+        _validate.check(ms=ms)
         await anyio.sleep(ms / 1000)
 
     # -- dialogs ---------------------------------------------------------
@@ -415,6 +537,7 @@ class Tab:
         leaves open (or when it raises, or takes longer than the browser's
         timeout) is accepted. ``None`` restores the default: accept all.
         """
+        _validate.check(handler=handler)
         self._dialogs.handler = handler
 
     async def wait_for_dialog(self, *, timeout: float | None = None) -> Dialog:
@@ -453,8 +576,12 @@ class Tab:
 
         Raises:
             NoSnapshotError, UnknownElementError, StaleElementError,
-            NotInteractableError (names the covering element), ValueError.
+            NotInteractableError (names the covering element),
+            InvalidArgumentError.
         """
+        _validate.check(
+            element_id=element_id, button=button, click_count=click_count, modifiers=modifiers
+        )
         await _pointer.click(
             self._act,
             element_id,
@@ -489,6 +616,7 @@ class Tab:
 
         Works for pointer-driven drags and for HTML5 drag and drop.
         """
+        _validate.check(source_id=source_id, target_id=target_id, steps=steps, timeout=timeout)
         await _pointer.drag(self._act, source_id, target_id, steps=steps, timeout=timeout)
 
     async def scroll_into_view(self, element_id: int, *, timeout: float | None = None) -> None:
@@ -504,6 +632,7 @@ class Tab:
             direction: ``"up"``, ``"down"``, ``"left"`` or ``"right"``.
             amount: CSS pixels.
         """
+        _validate.check(direction=direction, amount=amount, timeout=timeout)
         await _pointer.scroll(self._act, direction, amount, timeout=timeout)
 
     # -- keyboard and forms ----------------------------------------------
@@ -522,6 +651,7 @@ class Tab:
         Raises:
             WrongElementKindError: the element is not something that can be filled.
         """
+        _validate.check(element_id=element_id, value=value, timeout=timeout)
         await _forms.fill(self._act, element_id, value, timeout=timeout)
 
     async def type(
@@ -532,14 +662,16 @@ class Tab:
         Args:
             delay: milliseconds between key presses.
         """
+        _validate.check(element_id=element_id, text=text, delay=delay, timeout=timeout)
         await _forms.type_into(self._act, element_id, text, delay=delay, timeout=timeout)
 
     async def press(self, key: str, *, timeout: float | None = None) -> None:
         """Press a key or combination on the focused element: ``"Enter"``, ``"Control+a"``.
 
         Raises:
-            ValueError: unknown key or modifier.
+            InvalidArgumentError: unknown key or modifier.
         """
+        _validate.check(key=key, timeout=timeout)
         await _forms.press(self._act, key, timeout=timeout)
 
     async def select(self, element_id: int, *values: str, timeout: float | None = None) -> None:
@@ -547,8 +679,10 @@ class Tab:
 
         Raises:
             WrongElementKindError: the element is not a select.
-            ValueError: an option is missing (the message lists the available ones).
+            InvalidArgumentError: no values given, or an option is missing (the
+                message lists the available ones).
         """
+        _validate.check(element_id=element_id, values=values, timeout=timeout)
         await _forms.select(self._act, element_id, *values, timeout=timeout)
 
     async def check(self, element_id: int, *, timeout: float | None = None) -> None:
@@ -565,15 +699,22 @@ class Tab:
         """Set the files of an ``<input type=file>``.
 
         Raises:
-            FileNotFoundError: a file does not exist.
+            InvalidArgumentError: a file does not exist.
             WrongElementKindError: the element is not a file input.
         """
+        _validate.check(element_id=element_id, timeout=timeout)
         await _forms.upload(self._act, element_id, *files, timeout=timeout)
 
     # -- reading elements ------------------------------------------------
 
     async def text(self, element_id: int, *, timeout: float | None = None) -> str:
-        """The rendered text of element ``element_id``."""
+        """The whole text of element ``element_id``.
+
+        For an element, its rendered text (``innerText``). For a ``text``
+        line, every piece merged into it, as the snapshot read it (the
+        printed line may be cut at ``text_limit``), once the line's first
+        text node is checked to be still in the page.
+        """
         return await _readers.text(self._act, element_id, timeout=timeout)
 
     async def html(self, element_id: int, *, timeout: float | None = None) -> str:
@@ -586,6 +727,7 @@ class Tab:
 
     async def attr(self, element_id: int, name: str, *, timeout: float | None = None) -> str | None:
         """The value of attribute ``name`` (None when absent)."""
+        _validate.check(element_id=element_id, name=name, timeout=timeout)
         return await _readers.attr(self._act, element_id, name, timeout=timeout)
 
     async def is_visible(self, element_id: int, *, timeout: float | None = None) -> bool:
@@ -610,3 +752,100 @@ class Tab:
         Scrolls it into view first.
         """
         return await _readers.box(self._act, element_id, timeout=timeout)
+
+    # -- capture ---------------------------------------------------------
+
+    async def screenshot(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        full_page: bool = False,
+        id: int | None = None,
+        annotate: bool = False,
+        format: str | None = None,
+        quality: int | None = None,
+        timeout: float | None = None,
+    ) -> bytes:
+        """Capture the page as an image; optionally draw the snapshot's ids on it.
+
+        The page is left exactly as it was: nothing scrolls (full pages and
+        elements below the fold are captured beyond the viewport), no node
+        is added, focus stays where it is.
+
+        Args:
+            path: also write the image there.
+            full_page: the whole page, not only the viewport.
+            id: only this element of the last snapshot (its visible part;
+                checked like an action's id, so a stale id raises).
+            annotate: draw every id of the last snapshot that shows in the
+                captured area at its element: an outline and a numbered label
+                (inside cross-origin iframes too). Needs Pillow
+                (``pip install 'ko-browser[screenshot]'``).
+            format: ``"png"``, ``"jpeg"`` or ``"webp"``; default: from the
+                suffix of ``path``, else PNG.
+            quality: 0-100, for JPEG and WebP.
+            timeout: deadline of each CDP call (default: the browser's).
+
+        Returns:
+            The encoded image.
+
+        Raises:
+            InvalidArgumentError: a bad format, quality, or ``full_page`` with ``id``.
+            NoSnapshotError: ``id`` or ``annotate`` without a snapshot.
+            UnknownElementError, StaleElementError: ``id`` is not valid now.
+            CaptureError: nothing to capture (element not rendered or scrolled
+                out of its container's view), Pillow missing, file not writable.
+
+        Cancelling the caller abandons the capture; the page is unchanged.
+        """
+        return await _capture.screenshot(
+            self,
+            path,
+            full_page=full_page,
+            element_id=id,
+            annotate=annotate,
+            image_format=format,
+            quality=quality,
+            timeout=timeout,
+        )
+
+    async def pdf(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        landscape: bool = False,
+        print_background: bool = True,
+        scale: float = 1.0,
+        paper: str = "A4",
+        timeout: float | None = None,
+    ) -> bytes:
+        """Print the page to PDF (headless Chrome only).
+
+        Args:
+            path: also write the PDF there.
+            landscape: landscape orientation.
+            print_background: print background colours and images.
+            scale: 0.1 to 2.
+            paper: ``"A4"`` or ``"Letter"``.
+            timeout: deadline of the call (default: the browser's).
+
+        Returns:
+            The PDF document (starts with ``%PDF``).
+
+        Raises:
+            InvalidArgumentError: a bad paper or scale.
+            CaptureError: the browser has a window (headed), or Chrome failed.
+
+        Cancelling the caller abandons the print.
+        """
+        process = getattr(self._browser, "_process", None)
+        return await _capture.pdf(
+            self,
+            path,
+            landscape=landscape,
+            print_background=print_background,
+            scale=scale,
+            paper=paper,
+            headless=getattr(process, "headless", None),
+            timeout=timeout,
+        )

@@ -27,6 +27,7 @@ from .._exceptions import (
     ProtocolError,
     TargetClosedError,
 )
+from .._validate import seconds
 from ._events import ATTACHED, DETACHED, TARGET_REF
 from ._session import CDPSession
 from ._transport import on_asyncio
@@ -168,7 +169,7 @@ class Connection:
 
     def __init__(self, transport: Transport, *, timeout: float = 30.0) -> None:
         self._transport = transport
-        self.timeout = timeout
+        self.timeout = seconds(timeout, positive=True)
         self._ids = itertools.count(1)
         self._pending: dict[int, _Call] = {}
         self._sessions: dict[str | None, CDPSession] = {}
@@ -265,7 +266,7 @@ class Connection:
             raise TargetClosedError(f"{method}: {session._closed}")
         call_id = next(self._ids)
         data = self._encode_call(call_id, method, params, session.id)
-        deadline = self.timeout if timeout is None else timeout
+        deadline = self.timeout if timeout is None else seconds(timeout)
         loop = self._loop
         if loop is not None:
             # asyncio fast path: a bare future, and a timer that fails the call
@@ -336,7 +337,7 @@ class Connection:
         """
         if self._closed is not None:
             raise ConnectionClosedError(self._closed)
-        deadline = self.timeout if timeout is None else timeout
+        deadline = self.timeout if timeout is None else seconds(timeout)
         loop = self._loop
         batch = _Batch(loop)
         # The batch counts one extra "call" while sending, so that an answer

@@ -17,6 +17,7 @@ import anyio
 import msgspec
 
 from .._exceptions import TargetClosedError
+from .._validate import timeout as check_timeout
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -130,7 +131,7 @@ class EventStream:
             TimeoutError: no event within ``timeout``.
             TargetClosedError: the target went away.
         """
-        with anyio.fail_after(timeout):
+        with anyio.fail_after(check_timeout(timeout)):
             return await self.__anext__()
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import os
 import signal
 import sys
@@ -82,7 +83,10 @@ def _retries(text: str) -> int:
 def _limit_or_none(text: str) -> int | None:
     if text.lower() == "none":
         return None
-    return _count(text)
+    value = _count(text)
+    if value < 4:
+        raise argparse.ArgumentTypeError(f"must be 4 or more (or none): {text!r}")
+    return value
 
 
 def _seconds(text: str) -> float:
@@ -90,8 +94,8 @@ def _seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0: {text!r}")
+    if not 0 < value < math.inf:  # NaN and inf too
+        raise argparse.ArgumentTypeError(f"must be a number of seconds more than 0: {text!r}")
     return value
 
 
@@ -334,14 +338,6 @@ def _main(args: argparse.Namespace) -> int:
         raise UsageError("--browsers launches local Chromes; it does not go with --cdp")
     if args.resume and args.output == "-":
         raise UsageError("--resume needs -o FILE (the records to resume from)")
-    if args.text_limit != 80:
-        from ._scraper import text_limit_supported
-
-        if not text_limit_supported():
-            raise UsageError(
-                "--text-limit needs a kobrowser whose snapshot takes a text limit "
-                "(this one always cuts at 80 characters)"
-            )
     urls = read_urls(args.urls)
     previous = recorded(args.output) if args.resume else {}
     todo = [url for url in urls if url not in previous]

@@ -10,7 +10,6 @@ cancelled, and leaving the ``async with`` block closes every tab and browser.
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections.abc import (
     AsyncGenerator,
@@ -31,6 +30,7 @@ from anyio.streams.memory import MemoryObjectSendStream
 
 from kobrowser import (
     CDPTimeoutError,
+    InvalidArgumentError,
     InvalidSelectorError,
     KoBrowserError,
     NavigationError,
@@ -40,6 +40,7 @@ from kobrowser import (
 )
 
 from .._concurrency import exit_unwrapped
+from .._validate import check, fail, seconds
 from ._pool import BrowserPool, Lease, NoBrowserError, backoff
 from ._queue import Job, Scheduler
 from ._result import RETRY_STATUSES, Failure, ScrapeResult, check_url, host_key, navigation_failure
@@ -63,13 +64,8 @@ _LOAD_STATES = ("commit", "domcontentloaded", "load", "networkidle")
 
 def _positive_int(name: str, value: object, minimum: int = 1) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{name} must be a whole number >= {minimum}, not {value!r}")
+        raise fail(name, value, f"a whole number >= {minimum}")
     return value
-
-
-def text_limit_supported() -> bool:
-    """Whether the installed ``Tab.snapshot`` takes ``text_limit`` (issue 10)."""
-    return "text_limit" in inspect.signature(Tab.snapshot).parameters
 
 
 class Scraper:
@@ -101,9 +97,9 @@ class Scraper:
             5xx). Attempts lost with their browser are not counted (up to 3).
         interactive, compact, depth, selector: snapshot options (see
             :meth:`Tab.snapshot`).
-        text_limit: snapshot text limit; ``80`` (the snapshot's default) or
-            ``None`` for whole names and texts. Needs a ``Tab.snapshot`` that
-            takes ``text_limit`` unless it is 80.
+        text_limit: snapshot text limit (see :meth:`Tab.snapshot`): ``80``
+            (the snapshot's default), a whole number >= 4, or ``None`` for
+            whole names and texts.
         extract: ``async def extract(tab, snapshot) -> dict`` run on every
             loaded page; its result is the record's ``data``. If it raises,
             the page's record is ``ok: false`` with the error (not retried).
@@ -138,38 +134,29 @@ class Scraper:
         self.concurrency = _positive_int("concurrency", concurrency)
         addresses = [endpoints] if isinstance(endpoints, str) else list(endpoints or [])
         if endpoints is not None and not addresses:
-            raise ValueError("endpoints is empty: give at least one, or None for local Chrome")
+            raise fail("endpoints", endpoints, "at least one endpoint, or None for local Chrome")
         if addresses and browsers is not None:
-            raise ValueError("give endpoints or browsers, not both")
+            raise InvalidArgumentError(
+                "browsers: give endpoints or browsers, not both", argument="browsers"
+            )
         count = _positive_int("browsers", 1 if browsers is None else browsers)
         self.per_host = None if per_host is None else _positive_int("per_host", per_host)
-        if wait_until not in _LOAD_STATES:
-            raise ValueError(f"wait_until must be one of {', '.join(_LOAD_STATES)}")
+        check(wait_until=wait_until)
         self.wait_until: Any = wait_until
-        if not isinstance(timeout, int | float) or not timeout > 0:
-            raise ValueError(f"timeout must be a number of seconds > 0, not {timeout!r}")
-        self.timeout = float(timeout)
+        self.timeout = seconds(timeout, positive=True)
         self.retries = _positive_int("retries", retries, minimum=0)
         if extract is not None and not callable(extract):
-            raise ValueError("extract must be an async function (tab, snapshot) -> dict")
+            raise fail("extract", extract, "an async function (tab, snapshot) -> dict, or None")
         self.extract = extract
         self._snapshot_options: dict[str, Any] = {
             "interactive": interactive,
             "compact": compact,
             "depth": depth,
             "selector": selector,
+            "text_limit": text_limit,
             "timeout": self.timeout,
         }
-        if text_limit != TEXT_LIMIT:
-            # TODO(issue 10): pass text_limit always once Tab.snapshot takes it.
-            if text_limit is not None:
-                _positive_int("text_limit", text_limit)
-            if not text_limit_supported():
-                raise ValueError(
-                    "text_limit needs a kobrowser whose Tab.snapshot takes text_limit "
-                    "(this one truncates at 80 code points and cannot change it)"
-                )
-            self._snapshot_options["text_limit"] = text_limit
+        check(text_limit=text_limit)  # now, not on every page
         launch: dict[str, Any] = {"headless": headless, "args": tuple(args)}
         if executable_path is not None:
             launch["executable_path"] = executable_path

@@ -5,7 +5,8 @@ The pure part (no browser, no I/O) lives here: decoding structs for
 building with frame merging (``_tree``, with the printed ``Node`` in ``_node``,
 text runs in ``_runs``, label text in ``_labels``, states in ``_states`` and
 clickable/focusable elements in ``_promote``), the modes (``_filter``),
-numbering and text (``_format``) and a parser for the text (``_parse``).
+numbering and text (``_format``), a parser for the text (``_parse``) and
+the diff of two snapshots (``_diff``).
 
 Pipeline::
 
@@ -23,8 +24,9 @@ it only focusable elements are marked.
 from __future__ import annotations
 
 from ._ax import AX_TREE_DECODER, AXNode, AXProperty, AXTree, AXValue, decode_ax_tree
+from ._diff import DiffEntry, SnapshotDiff, diff_snapshots
 from ._filter import filter_tree
-from ._format import format_snapshot
+from ._format import ElementFactory, format_snapshot
 from ._parse import ParsedSnapshot, SnapshotLine, parse_snapshot
 from ._roles import INTERACTIVE_ROLES, STRUCTURE_ROLES
 from ._tree import STATE_ORDER, FrameAX, Node, build_tree, prebuild_frame
@@ -38,12 +40,16 @@ __all__ = [
     "AXProperty",
     "AXTree",
     "AXValue",
+    "DiffEntry",
+    "ElementFactory",
     "FrameAX",
     "Node",
     "ParsedSnapshot",
+    "SnapshotDiff",
     "SnapshotLine",
     "build_tree",
     "decode_ax_tree",
+    "diff_snapshots",
     "filter_tree",
     "format_snapshot",
     "parse_snapshot",

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from kobrowser import WrongElementKindError
+from kobrowser import InvalidArgumentError, WrongElementKindError
 
 from ._pages import find, top_log
 
@@ -115,7 +115,7 @@ async def test_wrong_kinds(open_tab: Any, page_url: Any, tmp_path: Path) -> None
                 await coro
             assert info.value.element_id == element_id
             assert f"element {element_id} " in str(info.value)
-        with pytest.raises(FileNotFoundError):
+        with pytest.raises(InvalidArgumentError, match=r"missing\.txt"):
             await tab.upload(name.id, tmp_path / "missing.txt")
         assert await top_log(tab, "click", "input", "change") == []
 

@@ -10,6 +10,7 @@ import pytest
 
 from kobrowser import (
     ElementError,
+    InvalidArgumentError,
     NoSnapshotError,
     StaleElementError,
     Tab,
@@ -49,11 +50,14 @@ async def test_unknown_id_gives_the_valid_range(open_tab: Any, page_url: Any) ->
     async with open_tab(page_url("<button>A</button><button>B</button><a href=#>C</a>")) as tab:
         snap = await tab.snapshot()
         assert len(snap.id_map) == 3
-        for bad in (0, 4, 99, -1):
+        for bad in (4, 99):
             with pytest.raises(UnknownElementError) as info:
                 await tab.click(bad)
             assert info.value.element_id == bad
             assert "valid ids are 1 to 3" in str(info.value)
+        for not_an_id in (0, -1, True):
+            with pytest.raises(InvalidArgumentError, match="element_id: got"):
+                await tab.click(not_an_id)
 
 
 async def test_after_navigation(open_tab: Any, page_url: Any) -> None:

@@ -114,7 +114,7 @@ async def test_failures_are_outcomes(open_tab: Any, server: PageServer) -> None:
         unknown = await run(tab, "click 999")
         assert unknown.error == "UnknownElementError" and "999" in unknown.message
         assert (await run(tab, f'fill {button} "x"')).error == "WrongElementKindError"
-        assert (await run(tab, "press NoSuchKey")).error == "ValueError"
+        assert (await run(tab, "press NoSuchKey")).error == "InvalidArgumentError"
         missing = await run(tab, f'select {find_id(snap, "combobox")} "Green"')
         assert not missing.ok and "Green" in missing.message
         await tab.evaluate("document.getElementById('go').remove()")

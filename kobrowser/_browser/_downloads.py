@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 import msgspec
 
-from ._exceptions import KoBrowserError, WaitTimeoutError
+from .._exceptions import KoBrowserError, WaitTimeoutError
+from .._validate import check
 
 if TYPE_CHECKING:
+    from .._tab import Tab
+    from ..cdp import CDPSession
     from ._browser import Browser
-    from ._tab import Tab
-    from .cdp import CDPSession
 
 __all__ = ["Download", "Downloads"]
 
@@ -82,6 +83,7 @@ class Download:
 
         Cancelling the caller stops waiting; the download goes on.
         """
+        check(timeout=timeout)
         with anyio.move_on_after(timeout):
             await self._done.wait()
         if not self._done.is_set():

@@ -1,0 +1,217 @@
+"""The AX nodes of one document as Chrome last reported them (pure logic).
+
+A :class:`MirrorStore` holds ``nodeId -> AXNode`` for the nodes the client
+asked Chrome for (``getRootAXNode`` / ``getChildAXNodes``): only those are
+followed by ``Accessibility.nodesUpdated``. Every event and every answer
+carries whole nodes, so applying one is an overwrite; a node's new
+``childIds`` may name nodes not known yet, which :meth:`MirrorStore.collect`
+reports as parents to ask for again.
+
+Nothing here talks to the browser; :mod:`._mirror` feeds it in the order the
+messages arrived.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final
+
+import msgspec
+
+from ..snapshot._ax import AXNode, gc_paused
+
+__all__ = ["SUSPECT_ROLES", "MirrorStore", "UpdateVerdict", "decode_nodes"]
+
+SUSPECT_ROLES: Final = frozenset(
+    {"combobox", "listbox", "option", "MenuListPopup", "MenuListOption"}
+)
+"""Roles whose updates are not trusted: Chrome was seen to leave a scripted
+``<select>`` change out of its events, so the subtree is asked for again."""
+
+
+class _Nodes(msgspec.Struct, gc=False):
+    nodes: list[AXNode]
+
+
+_NODES: Final = msgspec.json.Decoder(_Nodes)
+
+
+def decode_nodes(raw: bytes | bytearray | memoryview | str) -> list[AXNode]:
+    """The ``nodes`` of a ``getChildAXNodes`` answer or a ``nodesUpdated`` event."""
+    with gc_paused():
+        return _NODES.decode(raw).nodes
+
+
+class UpdateVerdict(msgspec.Struct):
+    """What one or more applied ``nodesUpdated`` events mean for trust.
+
+    Attributes:
+        nodes: how many nodes the events carried.
+        suspects: ids of updated nodes with a role of :data:`SUSPECT_ROLES`.
+        parents: ids of updated nodes that have children. Chrome reports a
+            node whose subtree changed but not always the ignored nodes
+            between it and its new content (a ``<details>`` opened), so the
+            children of an updated node are read again.
+    """
+
+    nodes: int = 0
+    suspects: list[str] = msgspec.field(default_factory=list)
+    parents: list[str] = msgspec.field(default_factory=list)
+
+
+class MirrorStore:
+    """One document's AX nodes, kept current by whole-node overwrites.
+
+    Attributes:
+        root_id: the document root's AX node id.
+        nodes: node id -> node (may hold unreachable nodes until
+            :meth:`collect` drops them).
+        flipped: ids of nodes that came back ignored where they were not
+            (or the other way round) or with another role. Chrome does not
+            report the descendants such a change hides or shows (an
+            ``aria-hidden`` toggled), so their subtrees must be read again;
+            the owner empties the list.
+        touched: ids stored or cut below since :meth:`lacking` or
+            :meth:`collect` last looked (only they can lack children).
+    """
+
+    __slots__ = ("flipped", "nodes", "root_id", "touched")
+
+    def __init__(self, root: AXNode) -> None:
+        self.root_id = root.nodeId
+        self.nodes: dict[str, AXNode] = {root.nodeId: root}
+        self.flipped: list[str] = []
+        self.touched: set[str] = {root.nodeId}
+
+    def _store(self, node: AXNode) -> None:
+        node_id = node.nodeId
+        store = self.nodes
+        old = store.get(node_id)
+        store[node_id] = node
+        self.touched.add(node_id)
+        if old is None:
+            return
+        if old.ignored != node.ignored or old.role != node.role:
+            self.flipped.append(node_id)
+        if old.childIds != node.childIds:
+            # A child no longer listed goes with its subtree: if it shows up
+            # under another parent, it is read again there, never reused
+            # (Chrome does not report the descendants of a moved node).
+            kept = set(node.childIds)
+            stack = [child for child in old.childIds if child not in kept]
+            while stack:
+                gone = store.pop(stack.pop(), None)
+                if gone is not None:
+                    stack.extend(gone.childIds)
+
+    def discard(self, node_ids: Iterable[str]) -> None:
+        """Drop nodes Chrome no longer has (their parents will lack them)."""
+        for node_id in node_ids:
+            if node_id != self.root_id:
+                self.nodes.pop(node_id, None)
+
+    def lacking(self) -> list[str]:
+        """Touched nodes that list a child not held (cheaper than :meth:`collect`).
+
+        Only a node stored or cut below since the last look can lack a
+        child, so only those are looked at; the look empties
+        :attr:`touched`. A node not reachable any more may be named too.
+        """
+        store = self.nodes
+        out: list[str] = []
+        for node_id in self.touched:
+            node = store.get(node_id)
+            if node is not None:
+                for child_id in node.childIds:
+                    if child_id not in store:
+                        out.append(node_id)
+                        break
+        self.touched.clear()
+        return out
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def put(self, nodes: Iterable[AXNode]) -> None:
+        """Store fetched nodes (each replaces any older copy of itself)."""
+        keep = self._store
+        for node in nodes:
+            keep(node)
+
+    def update(self, nodes: list[AXNode], verdict: UpdateVerdict) -> None:
+        """Apply one ``nodesUpdated`` event and note what it means in ``verdict``."""
+        keep = self._store
+        suspects = SUSPECT_ROLES
+        for node in nodes:
+            keep(node)
+            if node.childIds:
+                verdict.parents.append(node.nodeId)
+            role = node.role
+            if role is not None and role.value in suspects:
+                verdict.suspects.append(node.nodeId)
+        verdict.nodes += len(nodes)
+
+    def forget_below(self, node_id: str) -> bool:
+        """Drop every descendant of ``node_id`` so the next fetch reads them fresh.
+
+        Returns False when the node is not held (nothing was dropped).
+        """
+        store = self.nodes
+        node = store.get(node_id)
+        if node is None:
+            return False
+        self.touched.add(node_id)
+        stack = list(node.childIds)
+        while stack:
+            child = store.pop(stack.pop(), None)
+            if child is not None:
+                stack.extend(child.childIds)
+        return True
+
+    def parent_of(self, node_id: str) -> str | None:
+        """The id of a held node listing ``node_id`` as a child (a full scan)."""
+        for parent_id, node in self.nodes.items():
+            if node_id in node.childIds:
+                return parent_id
+        return None
+
+    def collect(self) -> tuple[list[AXNode], list[str]]:
+        """The nodes reachable from the root, and the parents of unknown children.
+
+        Returns:
+            ``(nodes, parents)``: the reachable nodes, root first (what
+            :class:`~kobrowser.snapshot.FrameAX` takes), and the ids of
+            reachable nodes that list a child not held (ask Chrome for their
+            children). Unreachable nodes are dropped from the store, so a
+            node that comes back later is read again, never reused.
+        """
+        store = self.nodes
+        get = store.get
+        root = get(self.root_id)
+        if root is None:  # pragma: no cover - the root is never dropped
+            return [], []
+        out: list[AXNode] = [root]
+        parents: list[str] = []
+        seen: set[str] = {self.root_id}
+        stack: list[AXNode] = [root]
+        push = stack.append
+        with gc_paused():
+            while stack:
+                node = stack.pop()
+                lacking = False
+                for child_id in node.childIds:
+                    if child_id in seen:
+                        continue
+                    child = get(child_id)
+                    if child is None:
+                        lacking = True
+                        continue
+                    seen.add(child_id)
+                    out.append(child)
+                    push(child)
+                if lacking:
+                    parents.append(node.nodeId)
+            if len(seen) < len(store):
+                self.nodes = {node.nodeId: node for node in out}
+        self.touched.clear()
+        return out, parents

@@ -1,0 +1,20 @@
+"""The browser: :class:`Browser` and the components it is made of.
+
+* ``_browser``: :class:`Browser`, the connection's owner; its tab methods
+  act on the current tab and are written out with :class:`~kobrowser.Tab`'s
+  signatures (``tests/browser/test_forwarding.py`` keeps them in step);
+* ``_targets``: :class:`~._targets.TargetTracker`, which page targets
+  exist, their tabs' set-up, the current tab;
+* ``_context``: :class:`BrowserContext`, isolated sets of tabs;
+* ``_downloads``: :class:`Download` and the browser's download events;
+* ``_launch``: :func:`launch` and :func:`connect`.
+"""
+
+from __future__ import annotations
+
+from ._browser import Browser
+from ._context import BrowserContext
+from ._downloads import Download
+from ._launch import connect, launch
+
+__all__ = ["Browser", "BrowserContext", "Download", "connect", "launch"]

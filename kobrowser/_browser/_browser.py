@@ -1,0 +1,820 @@
+"""Browser: one CDP connection (launched or connected), its tabs and contexts.
+
+Every page target of the browser is attached automatically (browser-level
+``Target.setAutoAttach``, flattened): tabs opened with
+:meth:`Browser.new_tab`, popups from ``window.open`` and ``target=_blank``,
+and tabs of isolated contexts alike. Each becomes a :class:`Tab` with its
+own frame registry and lifecycle, network and dialog tracking (the
+:class:`~._targets.TargetTracker` keeps them). A popup's requests that
+started before its set-up finished are not counted for ``networkidle``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from contextlib import AsyncExitStack, suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.abc
+
+from .._concurrency import exit_unwrapped
+from .._devices import Device
+from .._emulation import Emulation, Geolocation, build_emulation, permission_names
+from .._exceptions import KoBrowserError, TargetClosedError
+from .._storage import load_state, parse_state, track_origins
+from .._tab import Tab
+from .._validate import check, fail, seconds
+from ..actions import Action, Outcome, execute, to_action
+from ..cdp import ChromeProcess, Connection, open_transport, resolve_endpoint
+from ._context import BrowserContext, context_of
+from ._downloads import Download, Downloads, download_behavior
+from ._targets import TargetTracker
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from .._snapshot import Element, Snapshot
+    from .._tab import Response
+    from .._tab._pagestate import LoadState
+    from .._tab._waits import SelectorState, URLPattern
+    from ..cdp import CDPSession
+    from ..cdp._events import TargetInfo
+
+__all__ = ["Browser"]
+
+_AUTO_ATTACH = {
+    "autoAttach": True,
+    # Not paused: a popup's renderer would not answer the set-up calls until
+    # resumed, and a paused page whose set-up failed would hang for good.
+    # Chrome re-sends the lifecycle state when it is enabled, so a tab set up
+    # late still knows how far its document got.
+    "waitForDebuggerOnStart": False,
+    "flatten": True,
+    "filter": [{"type": "page", "exclude": False}],
+}
+
+
+class Browser:
+    """A browser reached over one CDP connection; holds its tabs and contexts.
+
+    Create with :func:`launch` or :func:`connect` and use as an async context
+    manager. Cancellation of the enclosing scope closes everything.
+
+    The tab methods (:meth:`click`, :meth:`open`, :meth:`snapshot`...) act
+    on :attr:`current_tab`: ``await browser.click(5)`` is
+    ``await browser.current_tab.click(5)``, the convenience a one-tab agent
+    wants. They take exactly :class:`Tab`'s arguments; see there for each.
+    With no open tab they raise :class:`KoBrowserError`.
+
+    Attributes:
+        timeout: the default deadline in seconds of every call and wait.
+    """
+
+    def __init__(
+        self,
+        *,
+        process: ChromeProcess | None = None,
+        endpoint: str | None = None,
+        timeout: float = 30.0,
+        download_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self._process = process
+        self._endpoint = endpoint
+        self.timeout = timeout
+        self._connection: Connection | None = None
+        self._stack: AsyncExitStack | None = None
+        self._task_group: anyio.abc.TaskGroup | None = None
+        self._started = False
+        self._closed = False
+        self._targets: TargetTracker[Tab] = TargetTracker(
+            make_tab=self._make_tab,
+            set_up=_set_up_tab,
+            release=self._release,
+            close_tab=_close_tab,
+            spawn=self._spawn,
+            keep_existing=process is None,
+        )
+        self._contexts: dict[str, BrowserContext] = {}
+        self._default_context = BrowserContext(self, None, None)
+        self._downloads = Downloads(self)
+        self._download_dir = Path(download_dir).resolve() if download_dir else None
+        self._temp_download_dir: Path | None = None
+
+    # -- lifecycle ---------------------------------------------------------
+
+    async def __aenter__(self) -> Browser:
+        if self._started:
+            raise KoBrowserError("a Browser can be entered only once")
+        self._started = True
+        stack = AsyncExitStack()
+        await stack.__aenter__()
+        try:
+            task_group = await stack.enter_async_context(anyio.create_task_group())
+            self._task_group = task_group
+            if self._process is not None:
+                stack.push_async_callback(self._process.aclose)
+                transport = await self._process.open(timeout=self.timeout)
+                task_group.start_soon(self._process.drain_stderr)
+            else:
+                assert self._endpoint is not None
+                ws_url = await resolve_endpoint(self._endpoint, timeout=self.timeout)
+                transport = await open_transport(ws_url, timeout=self.timeout)
+            self._connection = Connection(transport, timeout=self.timeout)
+            await stack.enter_async_context(self._connection)
+            root = self._connection.root
+            targets = self._targets
+            self._connection.on_close(targets.on_connection_closed)
+            root.add_listener("Target.attachedToTarget", targets.on_attached)
+            root.add_listener("Target.detachedFromTarget", targets.on_gone)
+            root.add_listener("Target.targetDestroyed", targets.on_gone)
+            root.add_listener("Target.targetCrashed", targets.on_gone)
+            self._downloads.watch(root)
+            directory = self._download_dir
+            if directory is None:
+                directory = Path(tempfile.mkdtemp(prefix=f"kobrowser-downloads-{os.getpid()}-"))
+                self._temp_download_dir = directory
+            await self.set_download_dir(directory)
+            await root.send("Target.setDiscoverTargets", {"discover": True})
+            with targets.attaching_existing():
+                await root.send("Target.setAutoAttach", _AUTO_ATTACH)
+        except BaseException as exc:
+            self._closed = True
+            self._remove_temp_dir()
+            if not await exit_unwrapped(stack, type(exc), exc, exc.__traceback__):
+                raise
+            raise  # pragma: no cover - the stack never swallows
+        self._stack = stack
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        assert self._stack is not None
+        return await exit_unwrapped(self._stack, exc_type, exc, tb)
+
+    async def aclose(self) -> None:
+        """Close tabs and contexts opened here, the connection, and a launched Chrome.
+
+        Idempotent. Shielded from cancellation, so a cancelled caller still
+        releases everything.
+        """
+        if self._closed:
+            return
+        with anyio.CancelScope(shield=True):
+            connection = self._connection
+            if connection is not None and not connection.closed:
+                if self._process is not None:
+                    self._closed = True
+                    with anyio.move_on_after(3), suppress(KoBrowserError):
+                        await connection.root.send("Browser.close", timeout=3)
+                else:
+                    for context in list(self._contexts.values()):
+                        await context.close()
+                    for tab in self._targets.all():
+                        if self._targets.owned(tab.target_id):
+                            with anyio.move_on_after(3):
+                                await tab.close()
+            self._closed = True
+            if connection is not None:
+                await connection.aclose()
+            if self._process is not None:
+                await self._process.aclose()
+            self._downloads.close()
+            self._remove_temp_dir()
+
+    def _remove_temp_dir(self) -> None:
+        if self._temp_download_dir is not None:
+            shutil.rmtree(self._temp_download_dir, ignore_errors=True)
+            self._temp_download_dir = None
+
+    # -- hooks of the parts --------------------------------------------------
+
+    def _spawn(self, func: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run a background job (of a tab, the tracker, downloads) in the task group."""
+        if self._task_group is None or self._closed:
+            return
+        self._task_group.start_soon(func)
+
+    def _make_tab(self, session_id: str, info: TargetInfo) -> Tab:
+        session = self.connection.session(session_id)
+        tab = Tab(self, session, info.targetId)
+        tab._context_id = info.browserContextId
+        tab._opener_id = info.openerId
+        track_origins(session, lambda: context_of(self, tab._context_id))
+        return tab
+
+    def _release(self, session_id: str) -> None:
+        """Let a target the browser does not track run on, detached."""
+        session = self.connection.session(session_id)
+
+        async def release() -> None:
+            with contextlib.suppress(KoBrowserError):
+                await session.send("Runtime.runIfWaitingForDebugger", timeout=5)
+                await self.connection.root.send(
+                    "Target.detachFromTarget", {"sessionId": session.id}, timeout=5
+                )
+
+        self._spawn(release)
+
+    def _forget(self, tab: Tab) -> None:
+        """A tab was closed (by itself or its context): stop tracking it."""
+        self._targets.forget(tab)
+
+    def _tab_of_frame(self, frame_id: str) -> Tab | None:
+        tab = self._targets.get(frame_id)
+        if tab is not None:
+            return tab
+        for tab in self._targets.all():
+            if any(frame.frame_id == frame_id for frame in tab._frames.frames()):
+                return tab
+        return None
+
+    def _download_dir_of(self, tab: Tab | None) -> Path:
+        if tab is not None and tab._context_id in self._contexts:
+            directory = self._contexts[tab._context_id].download_dir
+            if directory is not None:
+                return directory
+        directory = self._download_dir or self._temp_download_dir
+        assert directory is not None
+        return directory
+
+    # -- state -------------------------------------------------------------
+
+    @property
+    def connection(self) -> Connection:
+        """The CDP connection (raise if the browser is not started)."""
+        if self._connection is None:
+            raise KoBrowserError("the browser is not started: use `async with`")
+        return self._connection
+
+    @property
+    def cdp(self) -> CDPSession:
+        """The browser-level CDP session."""
+        return self.connection.root
+
+    @property
+    def pid(self) -> int | None:
+        """The Chrome process id when launched by kobrowser, else None."""
+        return self._process.pid if self._process is not None else None
+
+    @property
+    def tabs(self) -> list[Tab]:
+        """Open tabs of every context (popups included), oldest first."""
+        return self._targets.ready()
+
+    @property
+    def contexts(self) -> list[BrowserContext]:
+        """The isolated contexts opened with :meth:`new_context` and not closed."""
+        return list(self._contexts.values())
+
+    @property
+    def current_tab(self) -> Tab:
+        """The tab the Browser's tab methods act on (the newest, or the one switched to).
+
+        Raises:
+            KoBrowserError: no tab is open.
+        """
+        tab = self._targets.current
+        if tab is None:
+            raise KoBrowserError("no open tab: call `await browser.new_tab(url)` first")
+        return tab
+
+    # -- tabs --------------------------------------------------------------
+
+    async def new_tab(
+        self,
+        url: str = "about:blank",
+        *,
+        wait_until: LoadState = "load",
+        timeout: float | None = None,
+    ) -> Tab:
+        """Open a new tab, navigate it to ``url`` and make it the current tab.
+
+        Args:
+            url: where to go (``about:blank``: nowhere).
+            wait_until: the load state to wait for, as for :meth:`Tab.open`.
+            timeout: seconds for opening and navigating (default: the browser's).
+
+        Raises:
+            NavigationError: the URL could not be loaded.
+            WaitTimeoutError: the tab or the page did not get ready in time.
+
+        Cancelling the caller closes the half-opened tab.
+        """
+        return await self._new_tab(url, None, wait_until, timeout)
+
+    async def _new_tab(
+        self,
+        url: str,
+        context_id: str | None,
+        wait_until: LoadState,
+        timeout: float | None,
+        *,
+        current: bool = True,
+    ) -> Tab:
+        """Open a tab (in a context); ``current=False`` leaves the current tab as it is."""
+        check(url=url, wait_until=wait_until, timeout=timeout)
+        deadline = self.timeout if timeout is None else float(timeout)
+        params: dict[str, Any] = {"url": "about:blank"}
+        if context_id is not None:
+            params["browserContextId"] = context_id
+        created = await self.connection.root.send("Target.createTarget", params, timeout=deadline)
+        target_id: str = created["targetId"]
+        targets = self._targets
+        targets.expect(target_id)
+        try:
+            tab = await targets.wait_ready(target_id, deadline)
+            if url != "about:blank":
+                await tab.open(url, wait_until=wait_until, timeout=deadline)
+        except BaseException:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(3):
+                half_open = targets.get(target_id)
+                if half_open is not None:
+                    await half_open.close()
+                else:
+                    with suppress(KoBrowserError):
+                        await self.connection.root.send(
+                            "Target.closeTarget", {"targetId": target_id}
+                        )
+            raise
+        finally:
+            targets.expected(target_id)
+        if current:
+            targets.current = tab
+        return tab
+
+    async def wait_for_tab(self, *, timeout: float | None = None) -> Tab:
+        """Return the oldest tab a page opened (popup, ``target=_blank``) not yet returned.
+
+        Tabs opened by pages are tracked automatically and appear in
+        :attr:`tabs` whether or not anyone waits for them; this waits for the
+        next one when none is unclaimed. The tab is set up (frames, events,
+        dialogs) but may still be loading: use :meth:`Tab.wait_for_load`.
+
+        Raises:
+            WaitTimeoutError: no new tab within ``timeout`` (default: the browser's).
+
+        Cancelling the caller stops waiting; no tab is lost.
+        """
+        return await self._targets.next_opened(
+            self.timeout if timeout is None else seconds(timeout)
+        )
+
+    async def switch_to(self, tab: Tab) -> None:
+        """Make ``tab`` the current tab and bring it to the front.
+
+        Raises:
+            TargetClosedError: the tab is closed.
+        """
+        if not isinstance(tab, Tab):
+            raise fail("tab", tab, "a Tab of this browser")
+        if tab.closed:
+            raise TargetClosedError(f"{tab!r} is closed")
+        await tab.cdp.send("Page.bringToFront")
+        self._targets.current = tab
+
+    # -- contexts and downloads ------------------------------------------------
+
+    @property
+    def default_context(self) -> BrowserContext:
+        """The browser's own context: the tabs of :meth:`new_tab` and their popups."""
+        return self._default_context
+
+    async def new_context(
+        self,
+        *,
+        download_dir: str | os.PathLike[str] | None = None,
+        storage_state: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+        device: str | Device | None = None,
+        viewport: tuple[int, int] | None = None,
+        device_scale_factor: float | None = None,
+        is_mobile: bool | None = None,
+        has_touch: bool | None = None,
+        user_agent: str | None = None,
+        locale: str | None = None,
+        timezone_id: str | None = None,
+        geolocation: Geolocation | Mapping[str, float] | Sequence[float] | None = None,
+        permissions: Sequence[str] | None = None,
+        color_scheme: str | None = None,
+        reduced_motion: str | None = None,
+        offline: bool | None = None,
+        extra_http_headers: Mapping[str, str] | None = None,
+    ) -> BrowserContext:
+        """Create an isolated browser context: its own cookies, storage and cache.
+
+        Use ``await ctx.new_tab(url)`` to open tabs in it; ``await ctx.close()``
+        (or ``async with``) closes them all.
+
+        Args:
+            download_dir: where its downloads go (default: the browser's).
+            storage_state: cookies and localStorage to start with: a path to
+                a JSON file saved by :meth:`BrowserContext.storage_state` (or
+                Playwright), or the dict itself.
+            device: a device of :data:`kobrowser.devices` to emulate, e.g.
+                ``"iPhone 15"``; the other emulation arguments are those of
+                :meth:`BrowserContext.emulate`, where each is described.
+            permissions: permissions to grant every origin, as for
+                :meth:`BrowserContext.grant_permissions`.
+
+        Raises:
+            InvalidArgumentError: ``storage_state`` is unreadable or
+                malformed, an unknown device or permission, a bad value
+                (all checked before the context is created).
+
+        Cancelling the caller disposes the half-made context.
+        """
+        check(download_dir=download_dir)
+        state = await parse_state(storage_state) if storage_state is not None else None
+        emulation: dict[str, Any] = {
+            "device": device,
+            "viewport": viewport,
+            "device_scale_factor": device_scale_factor,
+            "is_mobile": is_mobile,
+            "has_touch": has_touch,
+            "user_agent": user_agent,
+            "locale": locale,
+            "timezone_id": timezone_id,
+            "geolocation": geolocation,
+            "color_scheme": color_scheme,
+            "reduced_motion": reduced_motion,
+            "offline": offline,
+            "extra_http_headers": extra_http_headers,
+        }
+        build_emulation(Emulation(), **emulation)  # checked before anything is made
+        if permissions is not None:
+            permission_names(permissions)
+        result = await self.connection.root.send(
+            "Target.createBrowserContext", {"disposeOnDetach": True}
+        )
+        context = BrowserContext(self, result["browserContextId"], None)
+        self._contexts[result["browserContextId"]] = context
+        try:
+            directory = download_dir or self._download_dir or self._temp_download_dir
+            if directory is not None:
+                await context.set_download_dir(directory)
+            if any(value is not None for value in emulation.values()):
+                await context._emulation.change(**emulation)
+            if permissions:
+                await context.grant_permissions(permissions)
+            if state is not None:
+                for origin in state.origins:
+                    context._origins[origin] = None
+                await load_state(context, state, self.timeout)
+        except BaseException:
+            await context.close()
+            raise
+        return context
+
+    async def set_download_dir(self, path: str | os.PathLike[str]) -> None:
+        """Save downloads of the default context in ``path`` (created if missing)."""
+        check(path=path)
+        directory = Path(await anyio.Path(path).resolve())
+        await anyio.Path(directory).mkdir(parents=True, exist_ok=True)
+        await self.connection.root.send(
+            "Browser.setDownloadBehavior", download_behavior(directory, None)
+        )
+        self._download_dir = directory if directory != self._temp_download_dir else None
+
+    async def wait_for_download(
+        self, *, tab: Tab | None = None, timeout: float | None = None
+    ) -> Download:
+        """Return the oldest download not yet returned (of ``tab``, if given), or wait.
+
+        ``await (await browser.wait_for_download()).wait()`` gives the saved file.
+
+        Raises:
+            WaitTimeoutError: no download started within ``timeout``.
+        """
+        if tab is not None and not isinstance(tab, Tab):
+            raise fail("tab", tab, "a Tab of this browser, or None")
+        deadline = self.timeout if timeout is None else seconds(timeout)
+        return await self._downloads.next(tab, deadline)
+
+    @property
+    def downloads(self) -> list[Download]:
+        """Every download started in this browser, oldest first."""
+        return list(self._downloads.all)
+
+    async def cookies(self, urls: str | Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Cookies of the default context; see :meth:`BrowserContext.cookies`."""
+        return await self._default_context.cookies(urls)
+
+    async def do(self, action: Action | str, *, timeout: float | None = None) -> Outcome:
+        """Run one action of the grammar (``click 5``, ``tab 2``) on the current tab.
+
+        As :meth:`Tab.do`, and ``tab N`` makes the N-th tab of :attr:`tabs`
+        (from 1) the current tab. Each action acts on the tab that is
+        current when it starts.
+
+        Args:
+            action: an :class:`~kobrowser.Action`, or one action line (or
+                JSON object) as a str.
+            timeout: deadline in seconds of the method the action runs
+                (default: the browser's).
+
+        Returns:
+            The :class:`~kobrowser.Outcome`; the action's own errors
+            (including no open tab) are in it, not raised.
+
+        Raises:
+            ActionSyntaxError: ``action`` is a str that is not exactly one action.
+            InvalidArgumentError: ``action`` is neither an Action nor a str,
+                or ``timeout`` is not a number of seconds >= 0.
+
+        Cancelling the caller cancels the action's method; input already
+        sent is not undone.
+        """
+        check(timeout=timeout)
+        return await execute(self, to_action(action), timeout=timeout)
+
+    # -- the current tab's methods (Tab's signatures; see Tab for each) --------
+
+    async def snapshot(
+        self,
+        *,
+        interactive: bool = False,
+        compact: bool = False,
+        depth: int | None = None,
+        selector: str | None = None,
+        clickable: bool = True,
+        text_limit: int | None = 80,
+        timeout: float | None = None,
+    ) -> Snapshot:
+        """Snapshot the current tab; see :meth:`Tab.snapshot`."""
+        return await self.current_tab.snapshot(
+            interactive=interactive,
+            compact=compact,
+            depth=depth,
+            selector=selector,
+            clickable=clickable,
+            text_limit=text_limit,
+            timeout=timeout,
+        )
+
+    async def find(
+        self,
+        *,
+        role: str | None = None,
+        name: str | None = None,
+        text: str | None = None,
+        exact: bool = False,
+        timeout: float | None = None,
+    ) -> list[Element]:
+        """Find elements in a fresh snapshot of the current tab; see :meth:`Tab.find`."""
+        return await self.current_tab.find(
+            role=role, name=name, text=text, exact=exact, timeout=timeout
+        )
+
+    async def evaluate(self, expression: str, *, timeout: float | None = None) -> Any:
+        """Evaluate JavaScript in the current tab; see :meth:`Tab.evaluate`."""
+        return await self.current_tab.evaluate(expression, timeout=timeout)
+
+    async def title(self) -> str:
+        """The current tab's document title; see :meth:`Tab.title`."""
+        return await self.current_tab.title()
+
+    async def open(
+        self,
+        url: str,
+        *,
+        wait_until: LoadState = "load",
+        timeout: float | None = None,
+        referrer: str | None = None,
+    ) -> Response | None:
+        """Navigate the current tab; see :meth:`Tab.open`."""
+        return await self.current_tab.open(
+            url, wait_until=wait_until, timeout=timeout, referrer=referrer
+        )
+
+    async def reload(
+        self, *, wait_until: LoadState = "load", timeout: float | None = None
+    ) -> Response | None:
+        """Reload the current tab; see :meth:`Tab.reload`."""
+        return await self.current_tab.reload(wait_until=wait_until, timeout=timeout)
+
+    async def back(
+        self, *, wait_until: LoadState = "load", timeout: float | None = None
+    ) -> Response | None:
+        """Go back in the current tab's history; see :meth:`Tab.back`."""
+        return await self.current_tab.back(wait_until=wait_until, timeout=timeout)
+
+    async def forward(
+        self, *, wait_until: LoadState = "load", timeout: float | None = None
+    ) -> Response | None:
+        """Go forward in the current tab's history; see :meth:`Tab.forward`."""
+        return await self.current_tab.forward(wait_until=wait_until, timeout=timeout)
+
+    async def wait_for_load(
+        self, state: LoadState = "load", *, timeout: float | None = None
+    ) -> None:
+        """Wait for a load state of the current tab; see :meth:`Tab.wait_for_load`."""
+        await self.current_tab.wait_for_load(state, timeout=timeout)
+
+    async def wait_for_url(
+        self,
+        url: URLPattern,
+        *,
+        wait_until: LoadState = "load",
+        timeout: float | None = None,
+    ) -> None:
+        """Wait for the current tab's URL; see :meth:`Tab.wait_for_url`."""
+        await self.current_tab.wait_for_url(url, wait_until=wait_until, timeout=timeout)
+
+    async def wait_for_text(self, text: str, *, timeout: float | None = None) -> None:
+        """Wait for text in the current tab; see :meth:`Tab.wait_for_text`."""
+        await self.current_tab.wait_for_text(text, timeout=timeout)
+
+    async def wait_for_selector(
+        self, selector: str, *, state: SelectorState = "visible", timeout: float | None = None
+    ) -> None:
+        """Wait for a CSS selector in the current tab; see :meth:`Tab.wait_for_selector`."""
+        await self.current_tab.wait_for_selector(selector, state=state, timeout=timeout)
+
+    async def wait_for_function(self, expression: str, *, timeout: float | None = None) -> Any:
+        """Wait for a truthy expression in the current tab; see :meth:`Tab.wait_for_function`."""
+        return await self.current_tab.wait_for_function(expression, timeout=timeout)
+
+    async def wait(self, ms: float) -> None:
+        """Sleep ``ms`` milliseconds; see :meth:`Tab.wait`."""
+        await self.current_tab.wait(ms)
+
+    async def click(
+        self,
+        element_id: int,
+        *,
+        button: str = "left",
+        click_count: int = 1,
+        modifiers: Sequence[str] = (),
+        timeout: float | None = None,
+    ) -> None:
+        """Click an element of the current tab; see :meth:`Tab.click`."""
+        await self.current_tab.click(
+            element_id,
+            button=button,
+            click_count=click_count,
+            modifiers=modifiers,
+            timeout=timeout,
+        )
+
+    async def dblclick(self, element_id: int, *, timeout: float | None = None) -> None:
+        """Double-click an element of the current tab; see :meth:`Tab.dblclick`."""
+        await self.current_tab.dblclick(element_id, timeout=timeout)
+
+    async def hover(self, element_id: int, *, timeout: float | None = None) -> None:
+        """Hover an element of the current tab; see :meth:`Tab.hover`."""
+        await self.current_tab.hover(element_id, timeout=timeout)
+
+    async def drag(
+        self, source_id: int, target_id: int, *, steps: int = 8, timeout: float | None = None
+    ) -> None:
+        """Drag one element onto another in the current tab; see :meth:`Tab.drag`."""
+        await self.current_tab.drag(source_id, target_id, steps=steps, timeout=timeout)
+
+    async def scroll_into_view(self, element_id: int, *, timeout: float | None = None) -> None:
+        """Scroll an element of the current tab into view; see :meth:`Tab.scroll_into_view`."""
+        await self.current_tab.scroll_into_view(element_id, timeout=timeout)
+
+    async def scroll(
+        self, direction: str = "down", amount: float = 600, *, timeout: float | None = None
+    ) -> None:
+        """Scroll the current tab; see :meth:`Tab.scroll`."""
+        await self.current_tab.scroll(direction, amount, timeout=timeout)
+
+    async def focus(self, element_id: int, *, timeout: float | None = None) -> None:
+        """Focus an element of the current tab; see :meth:`Tab.focus`."""
+        await self.current_tab.focus(element_id, timeout=timeout)
+
+    async def fill(self, element_id: int, value: str, *, timeout: float | None = None) -> None:
+        """Fill a field of the current tab; see :meth:`Tab.fill`."""
+        await self.current_tab.fill(element_id, value, timeout=timeout)
+
+    async def type(
+        self, element_id: int, text: str, *, delay: float = 0, timeout: float | None = None
+    ) -> None:
+        """Type into an element of the current tab; see :meth:`Tab.type`."""
+        await self.current_tab.type(element_id, text, delay=delay, timeout=timeout)
+
+    async def press(self, key: str, *, timeout: float | None = None) -> None:
+        """Press a key in the current tab; see :meth:`Tab.press`."""
+        await self.current_tab.press(key, timeout=timeout)
+
+    async def select(self, element_id: int, *values: str, timeout: float | None = None) -> None:
+        """Select options of a list box of the current tab; see :meth:`Tab.select`."""
+        await self.current_tab.select(element_id, *values, timeout=timeout)
+
+    async def check(self, element_id: int, *, timeout: float | None = None) -> None:
+        """Check a checkbox of the current tab; see :meth:`Tab.check`."""
+        await self.current_tab.check(element_id, timeout=timeout)
+
+    async def uncheck(self, element_id: int, *, timeout: float | None = None) -> None:
+        """Uncheck a checkbox of the current tab; see :meth:`Tab.uncheck`."""
+        await self.current_tab.uncheck(element_id, timeout=timeout)
+
+    async def upload(
+        self, element_id: int, *files: str | os.PathLike[str], timeout: float | None = None
+    ) -> None:
+        """Set the files of a file input of the current tab; see :meth:`Tab.upload`."""
+        await self.current_tab.upload(element_id, *files, timeout=timeout)
+
+    async def text(self, element_id: int, *, timeout: float | None = None) -> str:
+        """Text of an element of the current tab; see :meth:`Tab.text`."""
+        return await self.current_tab.text(element_id, timeout=timeout)
+
+    async def html(self, element_id: int, *, timeout: float | None = None) -> str:
+        """Outer HTML of an element of the current tab; see :meth:`Tab.html`."""
+        return await self.current_tab.html(element_id, timeout=timeout)
+
+    async def value(self, element_id: int, *, timeout: float | None = None) -> str | None:
+        """Value of a field of the current tab; see :meth:`Tab.value`."""
+        return await self.current_tab.value(element_id, timeout=timeout)
+
+    async def attr(self, element_id: int, name: str, *, timeout: float | None = None) -> str | None:
+        """An attribute of an element of the current tab; see :meth:`Tab.attr`."""
+        return await self.current_tab.attr(element_id, name, timeout=timeout)
+
+    async def is_visible(self, element_id: int, *, timeout: float | None = None) -> bool:
+        """Whether an element of the current tab is visible; see :meth:`Tab.is_visible`."""
+        return await self.current_tab.is_visible(element_id, timeout=timeout)
+
+    async def is_enabled(self, element_id: int, *, timeout: float | None = None) -> bool:
+        """Whether an element of the current tab is enabled; see :meth:`Tab.is_enabled`."""
+        return await self.current_tab.is_enabled(element_id, timeout=timeout)
+
+    async def is_checked(self, element_id: int, *, timeout: float | None = None) -> bool:
+        """Whether an element of the current tab is checked; see :meth:`Tab.is_checked`."""
+        return await self.current_tab.is_checked(element_id, timeout=timeout)
+
+    async def box(self, element_id: int, *, timeout: float | None = None) -> dict[str, float]:
+        """The box of an element of the current tab; see :meth:`Tab.box`."""
+        return await self.current_tab.box(element_id, timeout=timeout)
+
+    # -- seeing the page ------------------------------------------------------
+
+    async def screenshot(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        full_page: bool = False,
+        id: int | None = None,
+        annotate: bool = False,
+        format: str | None = None,
+        quality: int | None = None,
+        timeout: float | None = None,
+    ) -> bytes:
+        """A screenshot of the current tab; see :meth:`Tab.screenshot`."""
+        return await self.current_tab.screenshot(
+            path,
+            full_page=full_page,
+            id=id,
+            annotate=annotate,
+            format=format,
+            quality=quality,
+            timeout=timeout,
+        )
+
+    async def pdf(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        landscape: bool = False,
+        print_background: bool = True,
+        scale: float = 1.0,
+        paper: str = "A4",
+        timeout: float | None = None,
+    ) -> bytes:
+        """The current tab printed to PDF; see :meth:`Tab.pdf`."""
+        return await self.current_tab.pdf(
+            path,
+            landscape=landscape,
+            print_background=print_background,
+            scale=scale,
+            paper=paper,
+            timeout=timeout,
+        )
+
+    async def set_viewport(self, width: int, height: int) -> None:
+        """Resize the current tab's page area; see :meth:`Tab.set_viewport`."""
+        await self.current_tab.set_viewport(width, height)
+
+
+async def _set_up_tab(tab: Tab) -> None:
+    # Needed even when Chrome reports no wait: an auto-attached popup that
+    # shares its opener's renderer blocks the opener until then.
+    await tab.cdp.send("Runtime.runIfWaitingForDebugger")
+    await context_of(tab.browser, tab._context_id)._emulation.set_up_tab(tab)
+    await tab._init()
+
+
+def _close_tab(tab: Tab, reason: str) -> None:
+    tab._closed = True
+    tab._page.close(reason)

@@ -1,0 +1,413 @@
+"""BrowserContext: an isolated set of tabs with its own cookies, storage and cache."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from .._cookies import cookie_params, filter_cookies, from_cdp, key_of, urls_list
+from .._devices import Device
+from .._emulating import ContextEmulation
+from .._emulation import Emulation, Geolocation
+from .._exceptions import InvalidArgumentError, KoBrowserError, ProtocolError
+from .._storage import load_state, parse_state, read_state
+from .._validate import check
+from ._downloads import download_behavior
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from .._tab import Tab
+    from .._tab._pagestate import LoadState
+    from ._browser import Browser
+
+__all__ = ["BrowserContext", "context_of"]
+
+
+def context_of(browser: Browser, context_id: str | None) -> BrowserContext:
+    """The context of a target whose ``browserContextId`` is ``context_id``."""
+    context = browser._contexts.get(context_id) if context_id is not None else None
+    return context if context is not None else browser.default_context
+
+
+class BrowserContext:
+    """An isolated browser context (like an incognito profile) on the same browser.
+
+    Tabs opened in it (and the popups they open) share its cookies, storage
+    and cache, and nothing with other contexts. Create with
+    :meth:`Browser.new_context`; use as an async context manager or call
+    :meth:`close`, which closes its tabs. :attr:`Browser.default_context`
+    is the browser's own context (tabs of :meth:`Browser.new_tab`); it
+    cannot be closed.
+
+    Attributes:
+        id: Chrome's browser context id (None: the default context).
+    """
+
+    def __init__(self, browser: Browser, context_id: str | None, download_dir: Path | None) -> None:
+        self._browser = browser
+        self.id = context_id
+        self.download_dir = download_dir
+        self._closed = False
+        self._origins: dict[str, None] = {}  # http(s) origins its frames showed, in order
+        self._emulation = ContextEmulation(self)
+
+    def __repr__(self) -> str:
+        name = "default" if self.id is None else self.id
+        return f"<BrowserContext {name}{' closed' if self._closed else ''}>"
+
+    @property
+    def _target(self) -> dict[str, Any]:
+        """``browserContextId`` for browser-level calls (empty for the default one)."""
+        return {} if self.id is None else {"browserContextId": self.id}
+
+    @property
+    def browser(self) -> Browser:
+        """The browser this context lives in."""
+        return self._browser
+
+    @property
+    def closed(self) -> bool:
+        """True once closed (or the browser closed)."""
+        return self._closed or self._browser._closed
+
+    @property
+    def tabs(self) -> list[Tab]:
+        """The context's open tabs, oldest first (popups included)."""
+        browser = self._browser
+        if self.id is None:
+            return [tab for tab in browser.tabs if tab._context_id not in browser._contexts]
+        return [tab for tab in browser.tabs if tab._context_id == self.id]
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise KoBrowserError("this browser context is closed")
+
+    async def new_tab(
+        self,
+        url: str = "about:blank",
+        *,
+        wait_until: LoadState = "load",
+        timeout: float | None = None,
+    ) -> Tab:
+        """Open a tab in this context; see :meth:`Browser.new_tab`."""
+        self._check_open()
+        return await self._browser._new_tab(url, self.id, wait_until, timeout)
+
+    async def set_download_dir(self, path: str | os.PathLike[str]) -> None:
+        """Save this context's downloads in ``path`` (created if missing)."""
+        check(path=path)
+        directory = Path(await anyio.Path(path).resolve())
+        await anyio.Path(directory).mkdir(parents=True, exist_ok=True)
+        await self._browser.cdp.send(
+            "Browser.setDownloadBehavior", download_behavior(directory, self.id)
+        )
+        self.download_dir = directory
+
+    # -- cookies and storage ---------------------------------------------------
+
+    async def _cdp_cookies(self) -> list[dict[str, Any]]:
+        result = await self._browser.cdp.send("Storage.getCookies", self._target)
+        cookies: list[dict[str, Any]] = result.get("cookies", [])
+        return cookies
+
+    async def cookies(self, urls: str | Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """The context's cookies in Playwright's layout.
+
+        Each is ``{"name", "value", "domain", "path", "expires", "httpOnly",
+        "secure", "sameSite"}``; ``expires`` is Unix seconds, -1 for a session
+        cookie.
+
+        Args:
+            urls: only the cookies a request to one of these URLs would carry
+                (default: all).
+
+        Raises:
+            InvalidArgumentError: a URL is not http(s).
+        """
+        wanted = urls_list(urls)
+        self._check_open()
+        return filter_cookies([from_cdp(c) for c in await self._cdp_cookies()], wanted)
+
+    async def add_cookies(self, cookies: Iterable[Mapping[str, Any]]) -> None:
+        """Add (or replace) cookies, in Playwright's layout.
+
+        Each needs ``name`` and ``value``, and either ``url`` or ``domain`` and
+        ``path``; ``expires`` (Unix seconds), ``httpOnly``, ``secure`` and
+        ``sameSite`` (``"Strict"``, ``"Lax"``, ``"None"``) are optional.
+
+        Raises:
+            InvalidArgumentError: a cookie is malformed, or Chrome refused one
+                (e.g. ``sameSite="None"`` without ``secure``); then none of
+                them is added.
+        """
+        params = cookie_params(cookies)
+        self._check_open()
+        if params:
+            await self._set_cookie_params(params)
+
+    async def _set_cookie_params(self, params: list[dict[str, Any]]) -> None:
+        """Set CDP cookie params all or none (Chrome drops some it refuses silently)."""
+        cdp = self._browser.cdp
+        before = await self._cdp_cookies()
+        try:
+            await cdp.send("Storage.setCookies", {"cookies": params, **self._target})
+        except ProtocolError as exc:
+            raise InvalidArgumentError(
+                f"Chrome refused the cookies: {exc.message}", argument="cookies"
+            ) from None
+        have = {key_of(c) for c in await self._cdp_cookies()}
+        refused = [p for p in params if key_of(p) not in have]
+        if refused:
+            await self._restore_cookies(before)
+            names = ", ".join(repr(p["name"]) for p in refused)
+            raise InvalidArgumentError(
+                f"Chrome refused cookie(s) {names} (a __Secure-/__Host- name or "
+                "sameSite=None needs secure, a domain must match the URL); none was added",
+                argument="cookies",
+            )
+
+    async def _restore_cookies(self, cookies: list[dict[str, Any]]) -> None:
+        cdp = self._browser.cdp
+        await cdp.send("Storage.clearCookies", self._target)
+        keep = ("name", "value", "domain", "path", "secure", "httpOnly", "sameSite", "priority")
+        params = []
+        for cookie in cookies:
+            param = {k: cookie[k] for k in keep if k in cookie}
+            if not cookie.get("session") and cookie.get("expires", -1) >= 0:
+                param["expires"] = cookie["expires"]
+            for extra in ("sourceScheme", "sourcePort", "partitionKey"):
+                if extra in cookie:
+                    param[extra] = cookie[extra]
+            params.append(param)
+        if params:
+            await cdp.send("Storage.setCookies", {"cookies": params, **self._target})
+
+    async def clear_cookies(
+        self, *, name: str | None = None, domain: str | None = None, path: str | None = None
+    ) -> None:
+        """Remove the context's cookies, or only those matching every filter given.
+
+        Args:
+            name: only cookies of this name.
+            domain: only cookies of this domain (as :meth:`cookies` shows it).
+            path: only cookies of this path.
+        """
+        self._check_open()
+        if name is None and domain is None and path is None:
+            await self._browser.cdp.send("Storage.clearCookies", self._target)
+            return
+        cookies = await self._cdp_cookies()
+
+        def matches(cookie: dict[str, Any]) -> bool:
+            return (
+                (name is None or cookie["name"] == name)
+                and (domain is None or cookie["domain"] == domain)
+                and (path is None or cookie["path"] == path)
+            )
+
+        if any(matches(c) for c in cookies):
+            await self._restore_cookies([c for c in cookies if not matches(c)])
+
+    async def storage_state(
+        self, path: str | os.PathLike[str] | None = None, *, timeout: float | None = None
+    ) -> dict[str, Any]:
+        """Save the cookies and each origin's localStorage (Playwright's layout).
+
+        Origins are those shown by the context's frames now, plus those its
+        tabs visited earlier (read in a scratch tab that never touches the
+        network), plus those loaded with :meth:`set_storage_state`.
+
+        Args:
+            path: also write the JSON to this file.
+            timeout: deadline of each step (default: the browser's).
+
+        Returns:
+            ``{"cookies": [...], "origins": [{"origin", "localStorage": [{"name", "value"}]}]}``.
+
+        Cancelling the caller closes the scratch tab, if one was opened.
+        """
+        self._check_open()
+        deadline = self._browser.timeout if timeout is None else timeout
+        state = await read_state(self, list(self._origins), deadline)
+        if path is not None:
+            text = json.dumps(state, indent=2, ensure_ascii=False)
+            await anyio.Path(path).write_text(text + "\n", encoding="utf-8")
+        return state
+
+    async def set_storage_state(
+        self,
+        state: str | os.PathLike[str] | Mapping[str, Any],
+        *,
+        timeout: float | None = None,
+    ) -> None:
+        """Load cookies and localStorage saved by :meth:`storage_state` (or Playwright).
+
+        Args:
+            state: a JSON file's path, or the dict itself.
+            timeout: deadline of each step (default: the browser's).
+
+        Raises:
+            InvalidArgumentError: the file is unreadable, not JSON or not the
+                layout; nothing is applied then.
+        """
+        parsed = await parse_state(state)
+        self._check_open()
+        for origin in parsed.origins:
+            self._origins[origin] = None
+        await load_state(self, parsed, self._browser.timeout if timeout is None else timeout)
+
+    # -- emulation -----------------------------------------------------------------
+
+    @property
+    def emulation(self) -> Emulation:
+        """What this context emulates now (set with :meth:`emulate`)."""
+        return self._emulation.settings
+
+    async def emulate(
+        self,
+        *,
+        device: str | Device | None = None,
+        viewport: tuple[int, int] | None = None,
+        device_scale_factor: float | None = None,
+        is_mobile: bool | None = None,
+        has_touch: bool | None = None,
+        user_agent: str | None = None,
+        locale: str | None = None,
+        timezone_id: str | None = None,
+        geolocation: Geolocation | Mapping[str, float] | Sequence[float] | None = None,
+        color_scheme: str | None = None,
+        reduced_motion: str | None = None,
+        offline: bool | None = None,
+        extra_http_headers: Mapping[str, str] | None = None,
+    ) -> None:
+        """Change what the context's tabs emulate: open ones at once, new ones from the start.
+
+        Arguments left None keep their setting. Popups and out-of-process
+        frames get the same settings as the tabs.
+
+        Args:
+            device: a name of :data:`kobrowser.devices` (e.g. ``"iPhone 15"``,
+                ``"Pixel 7 landscape"``) or a :class:`Device`: sets viewport,
+                scale, mobile, touch and user agent (the other arguments given
+                override it).
+            viewport: CSS ``(width, height)`` of the page area.
+            device_scale_factor: device pixels per CSS pixel.
+            is_mobile: a mobile browser (meta viewport honoured).
+            has_touch: touch events and ``navigator.maxTouchPoints``.
+            user_agent: the ``User-Agent`` header and ``navigator.userAgent``.
+            locale: e.g. ``"de-DE"``: ``navigator.language``, ``Intl`` and
+                ``Accept-Language``.
+            timezone_id: e.g. ``"Europe/Berlin"``.
+            geolocation: ``{"latitude", "longitude", "accuracy"}`` (grant the
+                ``"geolocation"`` permission for pages to read it).
+            color_scheme: ``"light"``, ``"dark"`` or ``"no-preference"``.
+            reduced_motion: ``"reduce"`` or ``"no-preference"``.
+            offline: cut the network off.
+            extra_http_headers: headers added to every request.
+
+        Raises:
+            InvalidArgumentError: an unknown device or a bad value; nothing
+                is changed then.
+        """
+        self._check_open()
+        await self._emulation.change(
+            device=device,
+            viewport=viewport,
+            device_scale_factor=device_scale_factor,
+            is_mobile=is_mobile,
+            has_touch=has_touch,
+            user_agent=user_agent,
+            locale=locale,
+            timezone_id=timezone_id,
+            geolocation=geolocation,
+            color_scheme=color_scheme,
+            reduced_motion=reduced_motion,
+            offline=offline,
+            extra_http_headers=extra_http_headers,
+        )
+
+    async def clear_emulation(self) -> None:
+        """Stop emulating anything (permissions stay; see :meth:`clear_permissions`)."""
+        self._check_open()
+        await self._emulation.reset()
+
+    async def set_offline(self, offline: bool) -> None:
+        """Cut the context's network off (True) or restore it."""
+        await self.emulate(offline=offline)
+
+    async def set_extra_http_headers(self, headers: Mapping[str, str]) -> None:
+        """Send these headers with every request of the context (replacing earlier ones)."""
+        await self.emulate(extra_http_headers=headers)
+
+    async def set_geolocation(
+        self, geolocation: Geolocation | Mapping[str, float] | Sequence[float] | None
+    ) -> None:
+        """Report this position to pages (None: stop emulating one)."""
+        if geolocation is None:
+            self._check_open()
+            await self._emulation.unset("geolocation")
+        else:
+            await self.emulate(geolocation=geolocation)
+
+    async def grant_permissions(
+        self, permissions: Sequence[str], *, origin: str | None = None
+    ) -> None:
+        """Grant permissions to ``origin``, or to every origin (added to earlier grants).
+
+        Names are Playwright's: ``"geolocation"``, ``"notifications"``,
+        ``"camera"``, ``"microphone"``, ``"clipboard-read"``...
+
+        Raises:
+            InvalidArgumentError: an unknown permission or a bad origin.
+        """
+        self._check_open()
+        await self._emulation.grant(permissions, origin)
+
+    async def clear_permissions(self) -> None:
+        """Take back every permission granted in this context."""
+        self._check_open()
+        await self._emulation.clear_permissions()
+
+    async def close(self) -> None:
+        """Close the context and all its tabs. Idempotent.
+
+        Shielded from cancellation, so the context never outlives a cancelled caller.
+
+        Raises:
+            KoBrowserError: this is the browser's default context.
+        """
+        if self.id is None:
+            raise KoBrowserError("the default context cannot be closed: close the browser")
+        if self._closed:
+            return
+        self._closed = True
+        tabs = self.tabs
+        with anyio.CancelScope(shield=True):
+            connection = self._browser._connection
+            if connection is not None and not connection.closed:
+                with anyio.move_on_after(10), contextlib.suppress(ProtocolError):
+                    await connection.root.send(
+                        "Target.disposeBrowserContext", {"browserContextId": self.id}
+                    )
+        for tab in tabs:
+            tab._closed = True
+            self._browser._forget(tab)
+        self._browser._contexts.pop(self.id, None)
+
+    async def __aenter__(self) -> BrowserContext:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()

@@ -1,0 +1,91 @@
+"""``launch()`` and ``connect()``: the two ways to get a :class:`Browser`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from .._validate import connect_options, launch_options
+from ..cdp import ChromeProcess, find_chrome
+from ._browser import Browser
+
+__all__ = ["connect", "launch"]
+
+
+def launch(
+    *,
+    headless: bool = True,
+    executable_path: str | os.PathLike[str] | None = None,
+    args: Sequence[str] = (),
+    timeout: float = 30.0,
+    no_sandbox: bool | None = None,
+    download_dir: str | os.PathLike[str] | None = None,
+    transport: str | None = None,
+) -> Browser:
+    """Start a local Chrome/Chromium with a fresh temporary profile.
+
+    Use the result as an async context manager::
+
+        async with kobrowser.launch() as browser:
+            tab = await browser.new_tab("https://example.com")
+
+    Args:
+        headless: run without a window.
+        executable_path: the browser to run; default: found as described in README.
+        args: extra command-line flags.
+        timeout: seconds to wait for Chrome to start, and the default
+            deadline of every CDP call and wait.
+        no_sandbox: pass ``--no-sandbox``; default: only when running as root.
+        download_dir: where downloads are saved (created if missing);
+            default: a temporary directory removed when the browser closes.
+        transport: ``"pipe"`` (default: CBOR over Chrome's DevTools pipe when
+            the native codec is built, else JSON), ``"pipe-cbor"``,
+            ``"pipe-json"`` or ``"websocket"``; default: the
+            ``KOBROWSER_TRANSPORT`` environment variable, else ``"pipe"``.
+
+    On exit (also when the block raises or is cancelled) Chrome is closed
+    gracefully, then terminated, then killed, and its profile is removed.
+
+    Raises:
+        LaunchError: no browser found, or it failed to start.
+        InvalidArgumentError: a bad argument (nothing is started).
+    """
+    launch_options(
+        headless=headless,
+        executable_path=executable_path,
+        args=args,
+        timeout=timeout,
+        no_sandbox=no_sandbox,
+        download_dir=download_dir,
+        transport=transport,
+    )
+    executable = find_chrome(executable_path)
+    process = ChromeProcess(
+        executable, headless=headless, args=args, no_sandbox=no_sandbox, transport=transport
+    )
+    return Browser(process=process, timeout=timeout, download_dir=download_dir)
+
+
+def connect(
+    endpoint: str,
+    *,
+    timeout: float = 30.0,
+    download_dir: str | os.PathLike[str] | None = None,
+) -> Browser:
+    """Attach to a running Chrome over CDP.
+
+    Args:
+        endpoint: ``ws://host:port/devtools/browser/<id>``, ``http://host:port``
+            or ``host:port``.
+        timeout: connect deadline and default deadline of every CDP call and wait.
+        download_dir: as for :func:`launch` (a path on the browser's machine).
+
+    Leaving the ``async with`` block closes the tabs and contexts this
+    Browser opened and the connection, never the remote browser itself. The
+    browser's existing tabs appear in :attr:`Browser.tabs` too.
+
+    Raises:
+        InvalidArgumentError: a bad argument (nothing is connected).
+    """
+    connect_options(endpoint=endpoint, timeout=timeout, download_dir=download_dir)
+    return Browser(endpoint=endpoint, timeout=timeout, download_dir=download_dir)

@@ -1,0 +1,454 @@
+"""Checks of public arguments, made before any browser call (pure, no I/O but ``stat``).
+
+Every public method starts with one call::
+
+    check(element_id=element_id, button=button, timeout=timeout)
+
+The keyword names the rule (see :data:`RULES`) and the argument: a bad value
+raises :class:`~kobrowser.InvalidArgumentError` whose message names the
+argument, shows the value given and says what is accepted, e.g.::
+
+    timeout: got nan; expected a number of seconds >= 0 (not NaN or infinite), or None
+
+:func:`argument_errors` lists one message per rule (for the docs and the
+note of issue 18); ``scripts/list_argument_errors.py`` prints it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ._exceptions import InvalidArgumentError
+
+__all__ = [
+    "LOAD_STATES",
+    "RULES",
+    "SELECTOR_STATES",
+    "argument_errors",
+    "check",
+    "element_id",
+    "existing_files",
+    "fail",
+    "no_surrogates",
+    "seconds",
+    "timeout",
+]
+
+LOAD_STATES = ("commit", "domcontentloaded", "load", "networkidle")
+SELECTOR_STATES = ("attached", "detached", "visible", "hidden")
+DIRECTIONS = ("up", "down", "left", "right")
+BUTTONS = ("left", "right", "middle")
+TRANSPORTS = ("pipe", "pipe-cbor", "pipe-json", "websocket")
+#: Longest value shown in a message (the rest is cut, with its length said).
+_SHOWN = 60
+#: Most clicks of one click() (1 single, 2 double, 3 triple...).
+MAX_CLICK_COUNT = 10
+#: Most mouse moves of one drag().
+MAX_DRAG_STEPS = 1000
+#: Longest pause between two keys of type(), in ms.
+MAX_TYPE_DELAY_MS = 10_000.0
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _show(value: Any) -> str:
+    """``value`` as a message shows it: repr, cut when long, type named when odd."""
+    if isinstance(value, str):
+        text = repr(value)
+        if len(text) > _SHOWN:
+            text = f"{text[: _SHOWN - 4]}...' ({len(value)} characters)"
+        return text
+    if value is None or isinstance(value, bool | int | float):
+        text = repr(value)
+        return text if len(text) <= _SHOWN else f"{text[:_SHOWN]}... ({type(value).__name__})"
+    text = repr(value)
+    if len(text) > _SHOWN:
+        text = text[: _SHOWN - 3] + "..."
+    return f"{text} ({type(value).__name__})"
+
+
+def fail(argument: str, value: Any, accepted: str) -> InvalidArgumentError:
+    """The error for ``argument`` given ``value``, saying what is ``accepted``."""
+    return InvalidArgumentError(
+        f"{argument}: got {_show(value)}; expected {accepted}", argument=argument
+    )
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+# -- single checks -------------------------------------------------------------
+
+
+def seconds(value: Any, argument: str = "timeout", *, positive: bool = False) -> float:
+    """A finite number of seconds, >= 0 (> 0 with ``positive``), as a float."""
+    bound = "> 0" if positive else ">= 0"
+    if not _is_number(value) or not math.isfinite(value) or value < 0 or (positive and value == 0):
+        raise fail(argument, value, f"a number of seconds {bound} (not NaN or infinite)")
+    return float(value)
+
+
+def timeout(value: Any, argument: str = "timeout") -> float | None:
+    """None (the default deadline) or a finite number of seconds >= 0."""
+    if value is None:
+        return None
+    if not _is_number(value) or not math.isfinite(value) or value < 0:
+        raise fail(argument, value, "a number of seconds >= 0 (not NaN or infinite), or None")
+    return float(value)
+
+
+def element_id(value: Any, argument: str = "element_id") -> int:
+    """A snapshot id: a whole number >= 1 (a bool is not an id)."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise fail(argument, value, "an element id from the latest snapshot: a whole number >= 1")
+    return value
+
+
+def no_surrogates(value: str, argument: str) -> str:
+    """``value`` unless it holds a lone surrogate (it cannot be sent as UTF-8)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidArgumentError(
+            f"{argument}: got {_show(value)}, which holds a lone surrogate "
+            f"({value[exc.start]!r} at index {exc.start}); expected text that "
+            "is valid Unicode (no unpaired surrogate)",
+            argument=argument,
+        ) from None
+    return value
+
+
+def _text(value: Any, argument: str, *, empty: bool = True, what: str = "text") -> str:
+    if not isinstance(value, str):
+        raise fail(argument, value, f"a str ({what})")
+    if not empty and not value.strip():
+        raise fail(argument, value, f"a non-empty str ({what})")
+    return no_surrogates(value, argument)
+
+
+def _whole(value: Any, argument: str, low: int, high: int | None = None) -> int:
+    if (
+        not isinstance(value, int)
+        or isinstance(value, bool)
+        or value < low
+        or (high is not None and value > high)
+    ):
+        bound = f"from {low} to {high}" if high is not None else f">= {low}"
+        raise fail(argument, value, f"a whole number {bound}")
+    return value
+
+
+def _choice(value: Any, argument: str, choices: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise fail(argument, value, "one of " + ", ".join(repr(c) for c in choices))
+    return value
+
+
+def _flag(value: Any, argument: str) -> bool:
+    if not isinstance(value, bool):
+        raise fail(argument, value, "True or False")
+    return value
+
+
+def _number(value: Any, argument: str, low: float, high: float | None, unit: str) -> float:
+    if (
+        not _is_number(value)
+        or not math.isfinite(value)
+        or value < low
+        or (high is not None and value > high)
+    ):
+        bound = f"from {low:g} to {high:g}" if high is not None else f">= {low:g}"
+        raise fail(argument, value, f"a number of {unit} {bound} (not NaN or infinite)")
+    return float(value)
+
+
+def url(value: Any, argument: str = "url") -> str:
+    """An absolute URL: it starts with a scheme (``https:``, ``about:``, ``data:``...)."""
+    text = _text(value, argument, empty=False, what="an absolute URL")
+    if not _SCHEME.match(text.lstrip()):
+        raise fail(
+            argument,
+            value,
+            "an absolute URL with a scheme, e.g. 'https://example.com' or 'about:blank'",
+        )
+    return text
+
+
+def _url_pattern(value: Any, argument: str) -> Any:
+    if isinstance(value, str):
+        return no_surrogates(value, argument)
+    if isinstance(value, re.Pattern):
+        if not isinstance(value.pattern, str):
+            raise fail(argument, value, "a glob str, a compiled str regex or a function")
+        return value
+    if not callable(value):
+        raise fail(argument, value, "a glob str, a compiled regex or a function of the URL")
+    return value
+
+
+def _key(value: Any, argument: str) -> str:
+    text = _text(value, argument, empty=False, what="a key or chord such as 'Enter' or 'Control+a'")
+    from ._tab._keyboard import parse_combo
+
+    try:
+        parse_combo(text)
+    except InvalidArgumentError as exc:
+        raise InvalidArgumentError(f"{argument}: {exc}", argument=argument) from None
+    return text
+
+
+def _modifiers(value: Any, argument: str) -> Any:
+    accepted = "a list of modifier names: Shift, Control, Alt, Meta"
+    if isinstance(value, str) or not isinstance(value, list | tuple | set | frozenset):
+        raise fail(argument, value, accepted)
+    from ._tab._keyboard import MODIFIER_BITS
+
+    for name in value:
+        canonical = (
+            {"ctrl": "Control", "cmd": "Meta"}.get(name.lower(), name.capitalize())
+            if isinstance(name, str)
+            else None
+        )
+        if canonical not in MODIFIER_BITS:
+            raise fail(argument, value, f"{accepted} (not {_show(name)})")
+    return value
+
+
+def existing_files(value: Any, argument: str = "files") -> list[str]:
+    """Absolute paths of files that exist (``~`` expanded)."""
+    if isinstance(value, str | os.PathLike):
+        value = [value]
+    if not isinstance(value, list | tuple):
+        raise fail(argument, value, "paths of files (str or os.PathLike)")
+    paths: list[str] = []
+    for item in value:
+        if not isinstance(item, str | os.PathLike):
+            raise fail(argument, item, "a path of a file (str or os.PathLike)")
+        try:
+            path = os.fspath(item)
+            if not isinstance(path, str) or "\0" in path:
+                raise TypeError
+            path = os.path.abspath(os.path.expanduser(no_surrogates(path, argument)))
+            exists = os.path.isfile(path)
+        except (TypeError, ValueError):  # bytes paths, NUL bytes
+            raise fail(argument, item, "a path of a file (str or os.PathLike)") from None
+        if not exists:
+            raise InvalidArgumentError(
+                f"{argument}: no such file to upload: {path!r}; expected paths of existing files",
+                argument=argument,
+            )
+        paths.append(path)
+    return paths
+
+
+def _values(value: Any, argument: str) -> Any:
+    if not isinstance(value, list | tuple) or not value:
+        raise fail(argument, value, "at least one option value or label (str)")
+    for item in value:
+        _text(item, argument, what="an option value or label")
+    return value
+
+
+def _path(value: Any, argument: str) -> Any:
+    if not isinstance(value, str | os.PathLike):
+        raise fail(argument, value, "a directory path (str or os.PathLike)")
+    path = os.fspath(value)
+    if not isinstance(path, str) or not path or "\0" in path:
+        raise fail(argument, value, "a directory path (str or os.PathLike)")
+    no_surrogates(path, argument)
+    return value
+
+
+def _callable_or_none(value: Any, argument: str) -> Any:
+    if value is not None and not callable(value):
+        raise fail(argument, value, "a function, or None")
+    return value
+
+
+def _depth(value: Any, argument: str) -> Any:
+    return None if value is None else _whole(value, argument, 0)
+
+
+def _optional_selector(value: Any, argument: str) -> Any:
+    return None if value is None else _text(value, argument, empty=False, what="a CSS selector")
+
+
+def _optional_text(value: Any, argument: str) -> Any:
+    return None if value is None else _text(value, argument)
+
+
+def _text_limit(value: Any, argument: str) -> Any:
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 4:
+        raise fail(argument, value, "a whole number >= 4 (code points), or None for whole text")
+    return value
+
+
+# -- keyword rules ---------------------------------------------------------------
+
+Rule = Callable[[Any, str], Any]
+
+#: keyword -> (check, the argument's name in messages).
+RULES: dict[str, tuple[Rule, str]] = {
+    "timeout": (timeout, "timeout"),
+    "element_id": (element_id, "element_id"),
+    "source_id": (element_id, "source_id"),
+    "target_id": (element_id, "target_id"),
+    "url": (url, "url"),
+    "url_pattern": (_url_pattern, "url"),
+    "referrer": (_optional_text, "referrer"),
+    "wait_until": (lambda v, a: _choice(v, a, LOAD_STATES), "wait_until"),
+    "state": (lambda v, a: _choice(v, a, LOAD_STATES), "state"),
+    "selector_state": (lambda v, a: _choice(v, a, SELECTOR_STATES), "state"),
+    "selector": (lambda v, a: _text(v, a, empty=False, what="a CSS selector"), "selector"),
+    "scope": (_optional_selector, "selector"),
+    "interactive": (_flag, "interactive"),
+    "compact": (_flag, "compact"),
+    "depth": (_depth, "depth"),
+    "text_limit": (_text_limit, "text_limit"),
+    "clickable": (_flag, "clickable"),
+    "find_role": (_optional_text, "role"),
+    "find_name": (_optional_text, "name"),
+    "find_text": (_optional_text, "text"),
+    "exact": (_flag, "exact"),
+    "key": (_key, "key"),
+    "button": (lambda v, a: _choice(v, a, BUTTONS), "button"),
+    "click_count": (lambda v, a: _whole(v, a, 1, MAX_CLICK_COUNT), "click_count"),
+    "modifiers": (_modifiers, "modifiers"),
+    "steps": (lambda v, a: _whole(v, a, 1, MAX_DRAG_STEPS), "steps"),
+    "direction": (lambda v, a: _choice(v, a, DIRECTIONS), "direction"),
+    "amount": (lambda v, a: _number(v, a, 0, None, "CSS pixels"), "amount"),
+    "delay": (lambda v, a: _number(v, a, 0, MAX_TYPE_DELAY_MS, "milliseconds"), "delay"),
+    "ms": (lambda v, a: _number(v, a, 0, None, "milliseconds"), "ms"),
+    "value": (_text, "value"),
+    "text": (_text, "text"),
+    "values": (_values, "values"),
+    "name": (lambda v, a: _text(v, a, empty=False, what="an attribute name"), "name"),
+    "expression": (
+        lambda v, a: _text(v, a, empty=False, what="a JavaScript expression"),
+        "expression",
+    ),
+    "script": (_text, "expression"),
+    "prompt_text": (_text, "prompt_text"),
+    "files": (existing_files, "files"),
+    "path": (_path, "path"),
+    "download_dir": (lambda v, a: None if v is None else _path(v, a), "download_dir"),
+    "handler": (_callable_or_none, "handler"),
+}
+
+
+def check(**values: Any) -> None:
+    """Check each keyword's value by the rule of that name (see :data:`RULES`).
+
+    Raises:
+        InvalidArgumentError: the first bad value (the message names it).
+    """
+    for keyword, value in values.items():
+        rule, argument = RULES[keyword]
+        rule(value, argument)
+
+
+def launch_options(
+    *,
+    headless: Any,
+    executable_path: Any,
+    args: Any,
+    timeout: Any,
+    no_sandbox: Any,
+    download_dir: Any,
+    transport: Any,
+) -> None:
+    """The arguments of :func:`kobrowser.launch`."""
+    _flag(headless, "headless")
+    if no_sandbox is not None:
+        _flag(no_sandbox, "no_sandbox")
+    if executable_path is not None:
+        _path(executable_path, "executable_path")
+    if isinstance(args, str) or not isinstance(args, list | tuple):
+        raise fail("args", args, "a list of command-line flags (str)")
+    for arg in args:
+        if not isinstance(arg, str) or "\0" in arg:
+            raise fail("args", arg, "a command-line flag (str without NUL)")
+        no_surrogates(arg, "args")
+    seconds(timeout, "timeout", positive=True)
+    check(download_dir=download_dir)
+    if transport is not None:
+        _choice(transport, "transport", TRANSPORTS)
+
+
+def connect_options(*, endpoint: Any, timeout: Any, download_dir: Any) -> None:
+    """The arguments of :func:`kobrowser.connect`."""
+    _text(
+        endpoint,
+        "endpoint",
+        empty=False,
+        what="ws://host:port/devtools/browser/<id>, http://host:port or host:port",
+    )
+    seconds(timeout, "timeout", positive=True)
+    check(download_dir=download_dir)
+
+
+# -- the list of messages ----------------------------------------------------------
+
+#: keyword -> a bad value that shows its rule's message.
+_EXAMPLES: dict[str, Any] = {
+    "timeout": float("nan"),
+    "element_id": True,
+    "source_id": 0,
+    "target_id": -3,
+    "url": "example.com",
+    "url_pattern": 42,
+    "referrer": 7,
+    "wait_until": "loaded",
+    "state": "idle",
+    "selector_state": "shown",
+    "selector": "",
+    "scope": "  ",
+    "interactive": "yes",
+    "compact": 1,
+    "depth": -1,
+    "text_limit": 3,
+    "clickable": None,
+    "find_role": 5,
+    "find_name": ["Pay"],
+    "find_text": b"total",
+    "exact": "yes",
+    "key": "NotAKey",
+    "button": "back",
+    "click_count": 0,
+    "modifiers": ["Hyper"],
+    "steps": 0,
+    "direction": "sideways",
+    "amount": float("inf"),
+    "delay": -5,
+    "ms": float("nan"),
+    "value": "\ud800",
+    "text": None,
+    "values": [],
+    "name": "",
+    "expression": "",
+    "script": b"1 + 1",
+    "prompt_text": 3,
+    "files": ["/nonexistent/file.txt"],
+    "path": 5,
+    "download_dir": "",
+    "handler": "not a function",
+}
+
+
+def argument_errors() -> list[tuple[str, str]]:
+    """(keyword, message) of one bad value per rule, in :data:`RULES` order."""
+    out: list[tuple[str, str]] = []
+    for keyword in RULES:
+        try:
+            check(**{keyword: _EXAMPLES[keyword]})
+        except InvalidArgumentError as exc:
+            out.append((keyword, str(exc)))
+        else:  # pragma: no cover - a rule that accepts its bad example
+            raise AssertionError(f"rule {keyword!r} accepted {_EXAMPLES[keyword]!r}")
+    return out

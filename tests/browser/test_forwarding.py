@@ -1,0 +1,221 @@
+"""Browser's tab methods are Tab's, written out: same names, same signatures.
+
+Every public member of :class:`Tab` is either in ``FORWARDED`` (Browser has
+a method of that name, defined on Browser itself, with the identical
+signature, that calls the current tab's method with every argument) or in
+``NOT_FORWARDED`` with the reason. A new public Tab method fails these tests
+until it is put in one of the two lists below.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kobrowser import Browser, Tab
+
+FORWARDED = frozenset(
+    {
+        # snapshot and scripts
+        "snapshot",
+        "find",
+        "evaluate",
+        "title",
+        # navigation and waits
+        "open",
+        "reload",
+        "back",
+        "forward",
+        "wait_for_load",
+        "wait_for_url",
+        "wait_for_text",
+        "wait_for_selector",
+        "wait_for_function",
+        "wait",
+        # actions by id
+        "click",
+        "dblclick",
+        "hover",
+        "drag",
+        "scroll_into_view",
+        "scroll",
+        "focus",
+        "fill",
+        "type",
+        "press",
+        "select",
+        "check",
+        "uncheck",
+        "upload",
+        # readers
+        "text",
+        "html",
+        "value",
+        "attr",
+        "is_visible",
+        "is_enabled",
+        "is_checked",
+        "box",
+        # seeing the page
+        "screenshot",
+        "pdf",
+        # emulation
+        "set_viewport",
+    }
+)
+
+NOT_FORWARDED = {
+    "browser": "the tab's browser: on a Browser that is the Browser itself",
+    "close": "closing the current tab by a Browser method would read as closing the browser;"
+    " Browser.aclose() closes the browser, browser.current_tab.close() the tab",
+    "closed": "tab state; the Browser has no single closed tab (see browser.current_tab.closed)",
+    "context": "tab state: which context a tab lives in (see browser.current_tab.context)",
+    "opener": "tab state: which tab opened this one (see browser.current_tab.opener)",
+    "url": "tab state, a property: a Browser-level URL would hide which tab it reads"
+    " (see browser.current_tab.url)",
+    "timeout": "Browser has its own `timeout` attribute, the default every tab uses",
+    "last_snapshot": "tab state: each tab keeps its own latest snapshot and id map",
+    "dialogs": "tab state: each tab's own dialogs",
+    "on_dialog": "a handler belongs to one tab; installing it on whichever tab is current"
+    " would silently move with switch_to",
+    "wait_for_dialog": "waits on one tab's dialogs (see on_dialog)",
+    "do": "Browser.do is its own method (same signature, checked below): `tab N` switches"
+    " the Browser's current tab, which Tab.do cannot (tests/browser/test_do.py)",
+}
+
+HOW_TO_FIX = (
+    "Every public Tab member must be listed in tests/browser/test_forwarding.py: "
+    "add it to FORWARDED and write the same method out on Browser "
+    "(kobrowser/_browser/_browser.py: same signature, calling self.current_tab.<name> "
+    "with every argument, no **kwargs), or add it to NOT_FORWARDED with the reason."
+)
+
+
+def _public(cls: type) -> set[str]:
+    return {name for name in dir(cls) if not name.startswith("_")}
+
+
+def test_every_public_tab_member_is_listed() -> None:
+    unlisted = _public(Tab) - FORWARDED - NOT_FORWARDED.keys()
+    assert not unlisted, f"Tab members in neither list: {sorted(unlisted)}. {HOW_TO_FIX}"
+
+
+def test_the_lists_name_only_tab_members() -> None:
+    stale = (FORWARDED | NOT_FORWARDED.keys()) - _public(Tab)
+    assert not stale, f"listed but not public on Tab (renamed or removed?): {sorted(stale)}"
+    both = FORWARDED & NOT_FORWARDED.keys()
+    assert not both, f"in both lists: {sorted(both)}"
+    assert all(reason.strip() for reason in NOT_FORWARDED.values())
+
+
+@pytest.mark.parametrize("name", sorted(FORWARDED))
+def test_forwarded_method_has_tabs_signature(name: str) -> None:
+    assert name in vars(Browser), f"Browser.{name} is missing. {HOW_TO_FIX}"
+    tab_method = inspect.getattr_static(Tab, name)
+    browser_method = vars(Browser)[name]
+    assert inspect.isfunction(tab_method) and inspect.isfunction(browser_method)
+    assert inspect.signature(browser_method) == inspect.signature(tab_method), (
+        f"Browser.{name}{inspect.signature(browser_method)} differs from "
+        f"Tab.{name}{inspect.signature(tab_method)}: write Tab's signature out on Browser"
+    )
+    assert inspect.iscoroutinefunction(browser_method) == inspect.iscoroutinefunction(tab_method)
+    assert browser_method.__doc__ and f":meth:`Tab.{name}`" in browser_method.__doc__
+
+
+def test_browser_do_takes_tab_dos_arguments() -> None:
+    assert inspect.signature(vars(Browser)["do"]) == inspect.signature(Tab.do)
+
+
+class _Recorder:
+    """Stands in for the current tab: records the call of any method."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        async def method(*args: Any, **kwargs: Any) -> Any:
+            self.calls.append((name, args, kwargs))
+            return f"result of {name}"
+
+        return method
+
+
+def _sample_arguments(signature: inspect.Signature) -> tuple[list[Any], dict[str, Any]]:
+    """One distinct value for every parameter (two for ``*args``), nothing left to a default."""
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    for parameter in list(signature.parameters.values())[1:]:  # not self
+        value = f"<{parameter.name}>"
+        if parameter.kind is parameter.POSITIONAL_OR_KEYWORD:
+            args.append(value)
+        elif parameter.kind is parameter.VAR_POSITIONAL:
+            args.extend([f"{value}1", f"{value}2"])
+        elif parameter.kind is parameter.KEYWORD_ONLY:
+            kwargs[parameter.name] = value
+        else:  # pragma: no cover - Tab's methods take none of the other kinds
+            raise AssertionError(f"unexpected parameter {parameter}")
+    return args, kwargs
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("name", sorted(FORWARDED))
+async def test_forwarded_method_passes_every_argument(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recorder = _Recorder()
+    monkeypatch.setattr(Browser, "current_tab", property(lambda self: recorder))
+    signature = inspect.signature(getattr(Tab, name))
+    args, kwargs = _sample_arguments(signature)
+    result = await getattr(Browser(), name)(*args, **kwargs)
+    assert len(recorder.calls) == 1
+    called, call_args, call_kwargs = recorder.calls[0]
+    assert called == name
+    sent = signature.bind(None, *call_args, **call_kwargs)
+    expected = signature.bind(None, *args, **kwargs)
+    sent.apply_defaults()
+    expected.apply_defaults()
+    assert sent.arguments == expected.arguments
+    if signature.return_annotation != "None":
+        assert result == f"result of {name}"
+
+
+def test_mypy_rejects_a_misspelt_keyword(tmp_path: Path) -> None:
+    """No ``**options: Any``: a typo in a Browser call is a type error."""
+    api = pytest.importorskip("mypy.api")
+    root = Path(__file__).resolve().parents[2]
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        textwrap.dedent(
+            """\
+            import kobrowser
+
+
+            async def main(browser: kobrowser.Browser) -> None:
+                await browser.click(5, button="right", click_count=2)
+                await browser.fill(3, "text", timeout=1.5)
+                await browser.click(5, buton=1)
+            """
+        )
+    )
+    config = tmp_path / "mypy.ini"
+    config.write_text(f"[mypy]\nstrict = True\nmypy_path = {root}\n")
+    out, err, status = api.run(
+        [
+            "--config-file",
+            str(config),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--no-error-summary",
+            str(probe),
+        ]
+    )
+    errors = [line for line in out.splitlines() if ": error:" in line]
+    assert status == 1, (out, err)
+    assert len(errors) == 1, out
+    assert f"{probe.name}:7:" in errors[0] or f"{os.sep}probe.py:7:" in errors[0], out
+    assert 'Unexpected keyword argument "buton"' in errors[0], out
