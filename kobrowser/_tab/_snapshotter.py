@@ -52,10 +52,12 @@ class Snapshotter:
         selector: str | None,
         clickable: bool,
         text_limit: int | None,
+        limit: int | None,
         timeout: float,
     ) -> Snapshot:
         """Fetch every frame, merge, filter, number and format (see ``Tab.snapshot``).
 
+        ``limit``: the most bytes of AX data to read (``Browser.snapshot_limit``).
         The arguments are checked by the caller. The new snapshot becomes
         :attr:`latest` once complete; a failure or cancellation keeps the
         previous one.
@@ -79,6 +81,7 @@ class Snapshotter:
                     cache=cache,
                     frame_tree_version=frames.frame_tree_version,
                     clickable=maps,
+                    limit=limit,
                 )
             else:
                 fetched, found = await gather(
@@ -89,6 +92,7 @@ class Snapshotter:
                         cache=cache,
                         frame_tree_version=frames.frame_tree_version,
                         clickable=maps,
+                        limit=limit,
                     ),
                     lambda: resolve_scope(page, selector, timeout=timeout),
                 )
