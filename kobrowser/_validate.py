@@ -211,7 +211,7 @@ def _url_pattern(value: Any, argument: str) -> Any:
 @functools.cache
 def _keyboard() -> Any:
     """The keyboard module, imported on first use (it imports this module's errors)."""
-    from ._actions import _keyboard as keyboard
+    from ._tab import _keyboard as keyboard
 
     return keyboard
 
