@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from types import TracebackType
 
     from .._network import RouteHandler, RoutePattern
-    from .._pagestate import LoadState
     from .._tab import Tab
+    from .._tab._pagestate import LoadState
     from ._browser import Browser
 
 __all__ = ["BrowserContext", "context_of"]

@@ -9,7 +9,7 @@ It also counts, per session, the Page events that change the session's frame
 tree (a frame attached, detached or navigated, a document opened, a URL
 change within a document): the snapshot keeps each session's last frame tree
 and reuses it while that count has not moved, instead of asking for it again
-(see :func:`kobrowser.snapshot.fetch_frames`).
+(see :func:`kobrowser._tab._fetch.fetch_frames`).
 """
 
 from __future__ import annotations
@@ -22,18 +22,18 @@ from typing import Any
 import anyio
 import msgspec
 
-from ._exceptions import KoBrowserError
-from .cdp import CDPSession
-from .cdp._events import ATTACHED, DETACHED
+from .._exceptions import KoBrowserError
+from ..cdp import CDPSession
+from ..cdp._events import ATTACHED, DETACHED
 
-__all__ = ["FrameRegistry", "FrameSession"]
+__all__ = ["AUTO_ATTACH", "FrameRegistry", "FrameSession"]
 
 _log = logging.getLogger("kobrowser.frames")
 
 # Frames start paused until their set-up is sent (then resumed in the same
 # batch), so routes and logs see their first request. Only frames: a paused
 # worker nobody resumes would hang.
-_AUTO_ATTACH = {
+AUTO_ATTACH = {
     "autoAttach": True,
     "waitForDebuggerOnStart": True,
     "flatten": True,
@@ -87,14 +87,17 @@ class FrameRegistry:
         """Run ``setup`` for every new frame session before the frame runs."""
         self._setups.append(setup)
 
-    async def start(self) -> None:
-        """Begin following the page's out-of-process frames.
+    def watch(self) -> None:
+        """Listen to the page session's attach and frame-tree events.
 
-        The page session's Page domain must be enabled already.
+        Call before the tab enables anything, so no event is missed; the
+        tab then sends ``Target.setAutoAttach`` with :data:`AUTO_ATTACH`.
         """
         self._watch(self.page)
+
+    def start(self) -> None:
+        """The page session's Page domain is enabled: its frame-tree count is valid."""
         self._followed.add(self.page)
-        await self.page.send("Target.setAutoAttach", _AUTO_ATTACH)
 
     def frame_tree_version(self, session: CDPSession) -> int | None:
         """How many frame-tree events ``session`` has had, or None if not followed.
@@ -157,7 +160,7 @@ class FrameRegistry:
                         _log.exception("frame set-up failed")
                 _attach, enabled, *_ = await session.connection.call_many(
                     [
-                        (session, "Target.setAutoAttach", _AUTO_ATTACH, None),
+                        (session, "Target.setAutoAttach", AUTO_ATTACH, None),
                         (session, "Page.enable", None, None),
                         *extra,
                         (session, "Runtime.runIfWaitingForDebugger", None, None),
