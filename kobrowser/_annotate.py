@@ -271,7 +271,8 @@ def draw_labels(
             font=font,
         )
     out = io.BytesIO()
-    options: dict[str, Any] = {}
+    # Fast PNG compression: the drawing is for looking at now, not for archiving.
+    options: dict[str, Any] = {"compress_level": 1} if image_format == "png" else {}
     if quality is not None and image_format in ("jpeg", "webp"):
         options["quality"] = quality
     image.save(out, format=image_format.upper(), **options)
