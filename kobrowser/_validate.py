@@ -192,7 +192,7 @@ def _url_pattern(value: Any, argument: str) -> Any:
 
 def _key(value: Any, argument: str) -> str:
     text = _text(value, argument, empty=False, what="a key or chord such as 'Enter' or 'Control+a'")
-    from ._actions._keyboard import parse_combo
+    from ._tab._keyboard import parse_combo
 
     try:
         parse_combo(text)
@@ -205,7 +205,7 @@ def _modifiers(value: Any, argument: str) -> Any:
     accepted = "a list of modifier names: Shift, Control, Alt, Meta"
     if isinstance(value, str) or not isinstance(value, list | tuple | set | frozenset):
         raise fail(argument, value, accepted)
-    from ._actions._keyboard import MODIFIER_BITS
+    from ._tab._keyboard import MODIFIER_BITS
 
     for name in value:
         canonical = (
