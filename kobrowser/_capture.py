@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import anyio
 
+from . import _validate as validate
 from ._annotate import Label, draw_labels, place_labels
 from ._dom_layout import Rect, intersect
 from ._exceptions import CaptureError, InvalidArgumentError, NoSnapshotError, ProtocolError
@@ -36,7 +37,7 @@ __all__ = ["PAPER_SIZES", "pdf", "screenshot"]
 
 _FORMATS: Final = {"png": "png", "jpeg": "jpeg", "jpg": "jpeg", "webp": "webp"}
 _SUFFIXES: Final = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".webp": "webp"}
-PAPER_SIZES: Final = {"a4": (8.27, 11.69), "letter": (8.5, 11.0)}
+PAPER_SIZES: Final = {"a4": (210 / 25.4, 297 / 25.4), "letter": (8.5, 11.0)}
 """Paper name (any case) -> (width, height) in inches."""
 
 
@@ -51,28 +52,41 @@ class _TabLike(Protocol):
     def timeout(self) -> float: ...
 
 
-def _image_format(image_format: str | None, path: str | os.PathLike[str] | None) -> str:
+def _flag(value: Any, argument: str) -> bool:
+    if not isinstance(value, bool):
+        raise validate.fail(argument, value, "True or False")
+    return value
+
+
+def _file_path(value: Any, argument: str = "path") -> None:
+    if value is None:
+        return
+    path = os.fspath(value) if isinstance(value, str | os.PathLike) else None
+    if not isinstance(path, str) or not path or "\0" in path:
+        raise validate.fail(argument, value, "a file path (str or os.PathLike), or None")
+    validate.no_surrogates(path, argument)
+
+
+def _image_format(image_format: Any, path: str | os.PathLike[str] | None) -> str:
     if image_format is None:
         suffix = Path(path).suffix.lower() if path is not None else ""
         return _SUFFIXES.get(suffix, "png")
     found = _FORMATS.get(image_format.lower()) if isinstance(image_format, str) else None
     if found is None:
-        raise InvalidArgumentError(
-            f"format must be 'png', 'jpeg' or 'webp', not {image_format!r}", argument="format"
+        raise validate.fail(
+            "format", image_format, "'png', 'jpeg' or 'webp', or None (from the path's suffix)"
         )
     return found
 
 
-def _check_quality(quality: int | None, image_format: str) -> None:
+def _check_quality(quality: Any, image_format: str) -> None:
     if quality is None:
         return
     if isinstance(quality, bool) or not isinstance(quality, int) or not 0 <= quality <= 100:
-        raise InvalidArgumentError(
-            f"quality must be a whole number from 0 to 100, not {quality!r}", argument="quality"
-        )
+        raise validate.fail("quality", quality, "a whole number from 0 to 100, or None")
     if image_format == "png":
-        raise InvalidArgumentError(
-            "quality applies to JPEG and WebP only, not PNG", argument="quality"
+        raise validate.fail(
+            "quality", quality, "None for a PNG (quality applies to JPEG and WebP only)"
         )
 
 
@@ -92,6 +106,12 @@ async def screenshot(
 
     ``labels_out`` receives the drawn labels (for tests and tools).
     """
+    _file_path(path)
+    _flag(full_page, "full_page")
+    _flag(annotate, "annotate")
+    if element_id is not None:
+        validate.element_id(element_id, "id")
+    validate.timeout(timeout)
     fmt = _image_format(image_format, path)
     _check_quality(quality, fmt)
     if full_page and element_id is not None:
@@ -105,7 +125,7 @@ async def screenshot(
     labels_from: Any = None
     if element_id is not None:
         # Same checks as an action: a stale id is an error, never another element.
-        from ._actions._resolve import resolve
+        from ._tab._resolve import resolve
 
         target = await resolve(snapshot, element_id, timeout=limit)
         assert snapshot is not None
@@ -238,20 +258,20 @@ async def pdf(
     timeout: float | None = None,
 ) -> bytes:
     """Print the tab to PDF (see :meth:`Tab.pdf` for the whole contract)."""
+    _file_path(path)
+    _flag(landscape, "landscape")
+    _flag(print_background, "print_background")
+    validate.timeout(timeout)
     size = PAPER_SIZES.get(paper.lower()) if isinstance(paper, str) else None
     if size is None:
-        raise InvalidArgumentError(
-            f"paper must be 'A4' or 'Letter', not {paper!r}", argument="paper"
-        )
+        raise validate.fail("paper", paper, "'A4' or 'Letter'")
     if (
         isinstance(scale, bool)
         or not isinstance(scale, int | float)
         or not math.isfinite(scale)
         or not 0.1 <= scale <= 2.0
     ):
-        raise InvalidArgumentError(
-            f"scale must be a number from 0.1 to 2, not {scale!r}", argument="scale"
-        )
+        raise validate.fail("scale", scale, "a number from 0.1 to 2")
     if headless is False:
         raise CaptureError(
             "PDF needs a headless Chrome: this one has a window "

@@ -33,11 +33,17 @@ runs page-visible code; ``DOMDebugger.getEventListeners`` per node needs a
 remote object per node (tens of thousands of calls on a large page).
 
 Out-of-process frames are answered by their own session: call
-:func:`clickable_nodes` once per frame session.
+:func:`clickable_nodes` once per frame session. A snapshot asks for the maps
+inside its fetch batch through :class:`ClickableMaps`: one
+``captureSnapshot`` per session, sent before that session's AX calls (Chrome
+answers one session's calls in order, so the map is in when its frames' AX
+trees arrive and are built).
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
 import msgspec
@@ -45,9 +51,9 @@ import msgspec
 from .snapshot._ax import gc_paused
 
 if TYPE_CHECKING:
-    from .cdp import CDPSession
+    from .cdp import BatchCall, CDPSession
 
-__all__ = ["MAX_TEXT_NODES", "clickable_from_snapshot", "clickable_nodes"]
+__all__ = ["MAX_TEXT_NODES", "ClickableMaps", "clickable_from_snapshot", "clickable_nodes"]
 
 MAX_TEXT_NODES: Final = 32
 """A clickable element with more text nodes than this maps none of them."""
@@ -119,6 +125,44 @@ async def clickable_nodes(session: CDPSession, *, timeout: float) -> dict[int, i
     """
     raw = await session.send_raw("DOMSnapshot.captureSnapshot", PARAMS, timeout=timeout)
     return clickable_from_snapshot(raw)
+
+
+class ClickableMaps:
+    """The clickable maps of one snapshot's frame sessions, filled as they arrive.
+
+    :meth:`call` gives the batch call of a session's map; its answer is
+    decoded and kept as soon as it arrives. :meth:`get` is the session's
+    map, ``None`` while it has not arrived; a session whose call failed
+    (timed out, refused, target gone) gets an empty map: its elements are
+    simply not marked ``clickable``, the snapshot does not fail.
+    """
+
+    __slots__ = ("_maps",)
+
+    def __init__(self) -> None:
+        self._maps: dict[CDPSession, Mapping[int, int]] = {}
+
+    def call(self, session: CDPSession) -> BatchCall:
+        """The ``DOMSnapshot.captureSnapshot`` batch call of ``session``'s map."""
+        return (
+            session,
+            "DOMSnapshot.captureSnapshot",
+            PARAMS,
+            functools.partial(self._arrived, session),
+        )
+
+    def _arrived(self, session: CDPSession, raw: msgspec.Raw) -> Mapping[int, int]:
+        found = clickable_from_snapshot(raw)
+        self._maps[session] = found
+        return found
+
+    def failed(self, session: CDPSession) -> None:
+        """Record that ``session``'s call failed (its map is empty)."""
+        self._maps.setdefault(session, {})
+
+    def get(self, session: CDPSession) -> Mapping[int, int] | None:
+        """``session``'s map, or ``None`` when it has not arrived (yet)."""
+        return self._maps.get(session)
 
 
 def clickable_from_snapshot(raw: bytes | msgspec.Raw) -> dict[int, int]:

@@ -33,8 +33,8 @@ from ._exceptions import KoBrowserError
 
 if TYPE_CHECKING:
     from ._snapshot import Snapshot
+    from ._tab._fetch import FrameDocument
     from .cdp import CDPSession
-    from .snapshot._fetch import FrameDocument
 
 __all__ = ["Box", "Measured", "Placed", "measure"]
 
@@ -132,7 +132,7 @@ class Measured(msgspec.Struct):
 
 
 async def measure(
-    snapshot: Snapshot, *, timeout: float, ids: Collection[int] | None = None
+    snapshot: Snapshot, *, timeout: float | None, ids: Collection[int] | None = None
 ) -> Measured:
     """Place the elements of ``snapshot`` (all, or ``ids``) in top-document coordinates.
 

@@ -192,7 +192,7 @@ def _url_pattern(value: Any, argument: str) -> Any:
 
 def _key(value: Any, argument: str) -> str:
     text = _text(value, argument, empty=False, what="a key or chord such as 'Enter' or 'Control+a'")
-    from ._actions._keyboard import parse_combo
+    from ._tab._keyboard import parse_combo
 
     try:
         parse_combo(text)
@@ -205,7 +205,7 @@ def _modifiers(value: Any, argument: str) -> Any:
     accepted = "a list of modifier names: Shift, Control, Alt, Meta"
     if isinstance(value, str) or not isinstance(value, list | tuple | set | frozenset):
         raise fail(argument, value, accepted)
-    from ._actions._keyboard import MODIFIER_BITS
+    from ._tab._keyboard import MODIFIER_BITS
 
     for name in value:
         canonical = (
@@ -281,6 +281,14 @@ def _optional_text(value: Any, argument: str) -> Any:
     return None if value is None else _text(value, argument)
 
 
+def _text_limit(value: Any, argument: str) -> Any:
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 4:
+        raise fail(argument, value, "a whole number >= 4 (code points), or None for whole text")
+    return value
+
+
 # -- keyword rules ---------------------------------------------------------------
 
 Rule = Callable[[Any, str], Any]
@@ -302,6 +310,12 @@ RULES: dict[str, tuple[Rule, str]] = {
     "interactive": (_flag, "interactive"),
     "compact": (_flag, "compact"),
     "depth": (_depth, "depth"),
+    "text_limit": (_text_limit, "text_limit"),
+    "clickable": (_flag, "clickable"),
+    "find_role": (_optional_text, "role"),
+    "find_name": (_optional_text, "name"),
+    "find_text": (_optional_text, "text"),
+    "exact": (_flag, "exact"),
     "key": (_key, "key"),
     "button": (lambda v, a: _choice(v, a, BUTTONS), "button"),
     "click_count": (lambda v, a: _whole(v, a, 1, MAX_CLICK_COUNT), "click_count"),
@@ -398,6 +412,12 @@ _EXAMPLES: dict[str, Any] = {
     "interactive": "yes",
     "compact": 1,
     "depth": -1,
+    "text_limit": 3,
+    "clickable": None,
+    "find_role": 5,
+    "find_name": ["Pay"],
+    "find_text": b"total",
+    "exact": "yes",
     "key": "NotAKey",
     "button": "back",
     "click_count": 0,

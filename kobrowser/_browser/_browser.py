@@ -31,6 +31,7 @@ from .._exceptions import InvalidArgumentError, KoBrowserError, TargetClosedErro
 from .._storage import load_state, parse_state, track_origins
 from .._tab import Tab
 from .._validate import check, fail, seconds
+from ..actions import Action, Outcome, execute, to_action
 from ..cdp import ChromeProcess, Connection, open_transport, resolve_endpoint
 from ._context import BrowserContext, context_of
 from ._downloads import Download, Downloads, download_behavior
@@ -39,10 +40,10 @@ from ._targets import TargetTracker
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from .._pagestate import LoadState, Response
-    from .._snapshot import Snapshot
-    from .._tab_core import TabCore
-    from .._waits import SelectorState, URLPattern
+    from .._snapshot import Element, Snapshot
+    from .._tab import Response
+    from .._tab._pagestate import LoadState
+    from .._tab._waits import SelectorState, URLPattern
     from ..cdp import CDPSession
     from ..cdp._events import TargetInfo
 
@@ -250,9 +251,8 @@ class Browser:
 
         self._spawn(release)
 
-    def _forget(self, tab: TabCore) -> None:
+    def _forget(self, tab: Tab) -> None:
         """A tab was closed (by itself or its context): stop tracking it."""
-        assert isinstance(tab, Tab)
         self._targets.forget(tab)
 
     def _tab_of_frame(self, frame_id: str) -> Tab | None:
@@ -534,6 +534,34 @@ class Browser:
         """Cookies of the default context; see :meth:`BrowserContext.cookies`."""
         return await self._default_context.cookies(urls)
 
+    async def do(self, action: Action | str, *, timeout: float | None = None) -> Outcome:
+        """Run one action of the grammar (``click 5``, ``tab 2``) on the current tab.
+
+        As :meth:`Tab.do`, and ``tab N`` makes the N-th tab of :attr:`tabs`
+        (from 1) the current tab. Each action acts on the tab that is
+        current when it starts.
+
+        Args:
+            action: an :class:`~kobrowser.Action`, or one action line (or
+                JSON object) as a str.
+            timeout: deadline in seconds of the method the action runs
+                (default: the browser's).
+
+        Returns:
+            The :class:`~kobrowser.Outcome`; the action's own errors
+            (including no open tab) are in it, not raised.
+
+        Raises:
+            ActionSyntaxError: ``action`` is a str that is not exactly one action.
+            InvalidArgumentError: ``action`` is neither an Action nor a str,
+                or ``timeout`` is not a number of seconds >= 0.
+
+        Cancelling the caller cancels the action's method; input already
+        sent is not undone.
+        """
+        check(timeout=timeout)
+        return await execute(self, to_action(action), timeout=timeout)
+
     # -- the current tab's methods (Tab's signatures; see Tab for each) --------
 
     async def snapshot(
@@ -543,6 +571,8 @@ class Browser:
         compact: bool = False,
         depth: int | None = None,
         selector: str | None = None,
+        clickable: bool = True,
+        text_limit: int | None = 80,
         timeout: float | None = None,
     ) -> Snapshot:
         """Snapshot the current tab; see :meth:`Tab.snapshot`."""
@@ -551,7 +581,23 @@ class Browser:
             compact=compact,
             depth=depth,
             selector=selector,
+            clickable=clickable,
+            text_limit=text_limit,
             timeout=timeout,
+        )
+
+    async def find(
+        self,
+        *,
+        role: str | None = None,
+        name: str | None = None,
+        text: str | None = None,
+        exact: bool = False,
+        timeout: float | None = None,
+    ) -> list[Element]:
+        """Find elements in a fresh snapshot of the current tab; see :meth:`Tab.find`."""
+        return await self.current_tab.find(
+            role=role, name=name, text=text, exact=exact, timeout=timeout
         )
 
     async def evaluate(self, expression: str, *, timeout: float | None = None) -> Any:

@@ -21,7 +21,7 @@ never the other way round.
 
 from __future__ import annotations
 
-from ._execute import Outcome, execute
+from ._execute import Outcome, execute, to_action
 from ._json import from_json
 from ._parse import parse_action, parse_actions
 from ._types import (
@@ -79,4 +79,5 @@ __all__ = [
     "parse_action",
     "parse_actions",
     "quote",
+    "to_action",
 ]

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from .._exceptions import KoBrowserError
+from .._validate import fail
+from ._parse import parse_action
 from ._types import (
     Action,
     Back,
@@ -37,10 +39,9 @@ from ._types import (
 
 if TYPE_CHECKING:
     from .._browser import Browser
-    from .._pagestate import Response
-    from .._tab import Tab
+    from .._tab import Response, Tab
 
-__all__ = ["Outcome", "execute", "normalize_url"]
+__all__ = ["Outcome", "execute", "normalize_url", "to_action"]
 
 #: Errors that are the action's outcome; anything else is a bug and propagates.
 _FAILURES = (KoBrowserError, ValueError, TimeoutError)
@@ -95,6 +96,20 @@ def normalize_url(url: str) -> str:
     if host in {"localhost", "127.0.0.1", "[::1]"} or host.endswith(".localhost"):
         return "http://" + url
     return "https://" + url
+
+
+def to_action(action: Action | str) -> Action:
+    """``action`` itself, or the one action of a line (see :func:`~kobrowser.parse_action`).
+
+    Raises:
+        ActionSyntaxError: the line is not exactly one action.
+        InvalidArgumentError: ``action`` is neither an Action nor a str.
+    """
+    if isinstance(action, Action):
+        return action
+    if isinstance(action, str):
+        return parse_action(action)
+    raise fail("action", action, 'an Action, or one action line such as "click 5"')
 
 
 async def execute(

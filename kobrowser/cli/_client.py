@@ -141,6 +141,8 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
             if not os.path.isfile(path):
                 raise ClientError(f"upload: no such file: {path}", "check the path")
         args["files"] = files
+    if cmd in ("screenshot", "pdf", "diff"):
+        _seeing_paths(cmd, args)
     if cmd in ("state.save", "state.load"):
         args["path"] = os.path.abspath(args["path"])
         if cmd == "state.load" and not os.path.isfile(args["path"]):
@@ -197,6 +199,29 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
         error.get("type", "Error"),
         error.get("exit", 1),
     )
+
+
+def _seeing_paths(cmd: str, args: dict[str, Any]) -> None:
+    """Absolute output paths (the daemon runs in /) and the baseline's text."""
+    if cmd == "diff":
+        baseline = args.get("baseline")
+        if baseline is not None:
+            try:
+                with open(baseline, encoding="utf-8") as file:
+                    args["baseline_text"] = file.read()
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ClientError(
+                    f"diff: cannot read {baseline}: {exc}", "check the path"
+                ) from None
+        return
+    path = args.get("path")
+    if path is None:
+        path = time.strftime("screenshot-%Y%m%d-%H%M%S.png")
+    path = os.path.abspath(path)
+    folder = os.path.dirname(path)
+    if not os.path.isdir(folder):
+        raise ClientError(f"{cmd}: no such directory: {folder}", "check the path")
+    args["path"] = path
 
 
 def _connect(path: Path) -> tuple[socket.socket | None, bool]:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 import kobrowser
+from kobrowser.snapshot._find import numbered_lines
 
 if TYPE_CHECKING:
     from kobrowser import Browser, Tab
@@ -35,7 +36,7 @@ __all__ = [
 #: else (get, is, wait, tab list, status, close) runs as soon as it arrives.
 SERIALIZED = frozenset(
     {
-        "open", "back", "forward", "reload", "snapshot", "click", "dblclick", "hover",
+        "open", "back", "forward", "reload", "snapshot", "find", "click", "dblclick", "hover",
         "focus", "fill", "type", "press", "select", "check", "uncheck", "upload", "drag",
         "scroll", "scrollintoview", "tab.new", "tab.switch", "tab.close", "eval",
         "batch", "agent", "cookies.set", "cookies.clear", "state.load", "set.viewport",
@@ -216,8 +217,36 @@ async def _snapshot(ctx: Context, args: dict[str, Any]) -> Result:
         compact=args["compact"],
         depth=args["depth"],
         selector=args["selector"],
+        **_snapshot_options(args),
     )
+    from ._seeing import remember_mode
+
+    remember_mode(tab, args)
     return snap.to_dict(), snap.text.rstrip("\n")
+
+
+def _snapshot_options(args: dict[str, Any]) -> dict[str, Any]:
+    # Passed only when not the default, so a library without them still works.
+    options: dict[str, Any] = {}
+    if args.get("text_limit", 80) != 80:
+        options["text_limit"] = args["text_limit"]
+    if not args.get("clickable", True):
+        options["clickable"] = False
+    return options
+
+
+@handler("find")
+async def _find(ctx: Context, args: dict[str, Any]) -> Result:
+    tab = _tab(ctx)
+    criteria = {k: args[k] for k in ("role", "name", "text") if args.get(k) is not None}
+    found = await _call(ctx, _method(tab, "find", "find"), exact=args["exact"], **criteria)
+    if not found:
+        raise CommandError("no element matches", "run `ko-browser snapshot` to see the page")
+    snap = tab.last_snapshot
+    lines = numbered_lines(snap.text) if snap is not None else {}
+    text = "\n".join(lines.get(element.id, f"{element.id}: {element.role}") for element in found)
+    elements = [{k: v for k, v in e.to_dict().items() if k != "children"} for e in found]
+    return {"elements": elements}, text
 
 
 # -- actions ---------------------------------------------------------------
@@ -542,5 +571,5 @@ def describe_error(exc: BaseException) -> dict[str, Any]:
     return error
 
 
-# Register `batch` and `agent`; `cookies`, `state` and `set`.
-from . import _batch, _browser_state  # noqa: E402, F401
+# Register `batch` and `agent`; `cookies`, `state` and `set`; `screenshot`, `pdf`, `diff`.
+from . import _batch, _browser_state, _seeing  # noqa: E402, F401

@@ -193,6 +193,77 @@ def _snapshot(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "-s", "--selector", default=None, metavar="CSS", help="only the subtrees matching CSS"
     )
+    sub.add_argument(
+        "--text-limit", type=_text_limit, default=80, metavar="N|none",
+        help="cut names and text at N characters (default 80; none: whole)",
+    )  # fmt: skip
+    sub.add_argument(
+        "--no-clickable", dest="clickable", action="store_false",
+        help="do not read which elements are clickable (faster)",
+    )  # fmt: skip
+
+
+def _text_limit(text: str) -> int | None:
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number or 'none': {text!r}") from None
+    if value < 4:
+        raise argparse.ArgumentTypeError(f"must be 4 or more (or 'none'): {text!r}")
+    return value
+
+
+def _find(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--role", default=None, metavar="ROLE", help="printed role, e.g. button")
+    sub.add_argument("--name", default=None, metavar="TEXT", help="text in the element's name")
+    sub.add_argument("--text", default=None, metavar="TEXT", help="text the line shows")
+    sub.add_argument("--exact", action="store_true", help="whole, case-sensitive match")
+
+
+def _screenshot(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "path",
+        nargs="?",
+        default=None,
+        metavar="PATH",
+        help="image file, .png/.jpg/.webp (default: screenshot-<time>.png here)",
+    )
+    sub.add_argument("--full", action="store_true", help="the whole page, not only the viewport")
+    sub.add_argument(
+        "--annotate", action="store_true", help="draw the ids of the last snapshot on the image"
+    )
+    sub.add_argument(
+        "--id", type=element_id, default=None, metavar="N", help="only element N of the snapshot"
+    )
+
+
+def _paper_scale(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.1 <= value <= 2.0:
+        raise argparse.ArgumentTypeError(f"invalid scale {text!r}: a number from 0.1 to 2")
+    return value
+
+
+def _pdf(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("path", metavar="PATH", help="the PDF file to write")
+    sub.add_argument("--landscape", action="store_true", help="landscape orientation")
+    sub.add_argument("--paper", choices=("A4", "Letter"), default="A4", help="paper size")
+    sub.add_argument("--scale", type=_paper_scale, default=1.0, help="0.1 to 2 (default 1)")
+
+
+def _diff(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "--baseline",
+        default=None,
+        metavar="FILE",
+        help="compare with this saved snapshot (`ko-browser snapshot > FILE`)",
+    )
+    _snapshot(sub)
 
 
 def _click(sub: argparse.ArgumentParser) -> None:
@@ -334,6 +405,13 @@ COMMANDS: dict[str, tuple[str, Define | None]] = {
     "forward": ("go forward in history", None),
     "reload": ("reload the page", None),
     "snapshot": ("print the numbered accessibility snapshot of the current tab", _snapshot),
+    "find": ("print the lines of a new snapshot that match role, name or text", _find),
+    "diff": (
+        "take a snapshot and print what changed since the previous one (ids of the new one)",
+        _diff,
+    ),
+    "screenshot": ("save a screenshot (optionally with the snapshot ids drawn on it)", _screenshot),
+    "pdf": ("print the page to a PDF file (headless Chrome only)", _pdf),
     "click": ("click an element", _click),
     "dblclick": ("double-click an element", _id),
     "hover": ("move the mouse over an element", _id),
@@ -461,6 +539,8 @@ def parse(argv: list[str], prog: str = "ko-browser") -> tuple[str, dict[str, Any
             parser.error("wait needs exactly one of: MS, --load, --text, --selector, --url, --fn")
         if args["state"] is not None and args["selector"] is None:
             parser.error("wait --state goes with --selector")
+    if cmd == "find" and args["role"] is None and args["name"] is None and args["text"] is None:
+        parser.error("find needs at least one of --role, --name, --text")
     if cmd == "mcp" and args["host"] is not None and args["port"] is None:
         parser.error("mcp --host goes with --port")
     if cmd == "click" and args.pop("right", False):

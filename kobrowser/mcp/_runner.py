@@ -11,7 +11,6 @@ from mcp.types import CallToolResult
 
 import kobrowser
 
-from . import _pending
 from ._replies import error_message, failure, page_block, success
 from ._safety import RefusedError
 
@@ -38,7 +37,6 @@ FAILURES = (
     TypeError,
     OSError,
     RefusedError,
-    _pending.NotAvailableError,
 )
 
 
@@ -109,7 +107,7 @@ class ToolRunner:
         async with self._lock:
             try:
                 text = await body()
-            except (RefusedError, _pending.NotAvailableError) as exc:
+            except RefusedError as exc:
                 return failure(str(exc))
             except FAILURES as exc:
                 # A batch's message is one line per action, each already one line.

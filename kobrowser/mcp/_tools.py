@@ -20,7 +20,6 @@ from pydantic import Field
 import kobrowser
 from kobrowser.actions import execute
 
-from . import _pending
 from ._replies import element_line, json_text, normalize_url, page_block
 from ._runner import BatchFailed, SnapshotMode, ToolRunner
 from ._safety import RefusedError, upload_files
@@ -122,10 +121,13 @@ class BrowserTools:
 
         async def body() -> str:
             tab = self._tab()
-            options = _pending.text_limit_option(tab, text_limit)
             only_interactive = self._mode != "full" if interactive is None else interactive
             snap = await tab.snapshot(
-                interactive=only_interactive, selector=selector, depth=depth, **options
+                interactive=only_interactive,
+                selector=selector,
+                depth=depth,
+                # None: the default (80); 0: the whole text (None for the library).
+                text_limit=80 if text_limit is None else text_limit or None,
             )
             return page_block(snap)
 
@@ -144,7 +146,7 @@ class BrowserTools:
         async def body() -> str:
             if role is None and name is None and text is None:
                 raise RefusedError("find needs role, name or text")
-            found = await _pending.find(self._tab(), role=role, name=name, text=text, exact=exact)
+            found = await self._tab().find(role=role, name=name, text=text, exact=exact)
             if not found:
                 return "No element matches."
             return "\n".join(element_line(element) for element in found)

@@ -83,7 +83,10 @@ def _retries(text: str) -> int:
 def _limit_or_none(text: str) -> int | None:
     if text.lower() == "none":
         return None
-    return _count(text)
+    value = _count(text)
+    if value < 4:
+        raise argparse.ArgumentTypeError(f"must be 4 or more (or none): {text!r}")
+    return value
 
 
 def _seconds(text: str) -> float:
@@ -335,14 +338,6 @@ def _main(args: argparse.Namespace) -> int:
         raise UsageError("--browsers launches local Chromes; it does not go with --cdp")
     if args.resume and args.output == "-":
         raise UsageError("--resume needs -o FILE (the records to resume from)")
-    if args.text_limit != 80:
-        from ._scraper import text_limit_supported
-
-        if not text_limit_supported():
-            raise UsageError(
-                "--text-limit needs a kobrowser whose snapshot takes a text limit "
-                "(this one always cuts at 80 characters)"
-            )
     urls = read_urls(args.urls)
     previous = recorded(args.output) if args.resume else {}
     todo = [url for url in urls if url not in previous]

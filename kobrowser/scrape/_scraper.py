@@ -10,7 +10,6 @@ cancelled, and leaving the ``async with`` block closes every tab and browser.
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections.abc import (
     AsyncGenerator,
@@ -69,11 +68,6 @@ def _positive_int(name: str, value: object, minimum: int = 1) -> int:
     return value
 
 
-def text_limit_supported() -> bool:
-    """Whether the installed ``Tab.snapshot`` takes ``text_limit`` (issue 10)."""
-    return "text_limit" in inspect.signature(Tab.snapshot).parameters
-
-
 class Scraper:
     """Scrape many URLs with a pool of reused tabs on one or many browsers.
 
@@ -103,9 +97,9 @@ class Scraper:
             5xx). Attempts lost with their browser are not counted (up to 3).
         interactive, compact, depth, selector: snapshot options (see
             :meth:`Tab.snapshot`).
-        text_limit: snapshot text limit; ``80`` (the snapshot's default) or
-            ``None`` for whole names and texts. Needs a ``Tab.snapshot`` that
-            takes ``text_limit`` unless it is 80.
+        text_limit: snapshot text limit (see :meth:`Tab.snapshot`): ``80``
+            (the snapshot's default), a whole number >= 4, or ``None`` for
+            whole names and texts.
         extract: ``async def extract(tab, snapshot) -> dict`` run on every
             loaded page; its result is the record's ``data``. If it raises,
             the page's record is ``ok: false`` with the error (not retried).
@@ -159,18 +153,10 @@ class Scraper:
             "compact": compact,
             "depth": depth,
             "selector": selector,
+            "text_limit": text_limit,
             "timeout": self.timeout,
         }
-        if text_limit != TEXT_LIMIT:
-            # TODO(issue 10): pass text_limit always once Tab.snapshot takes it.
-            if text_limit is not None:
-                _positive_int("text_limit", text_limit)
-            if not text_limit_supported():
-                raise ValueError(
-                    "text_limit needs a kobrowser whose Tab.snapshot takes text_limit "
-                    "(this one truncates at 80 code points and cannot change it)"
-                )
-            self._snapshot_options["text_limit"] = text_limit
+        check(text_limit=text_limit)  # now, not on every page
         launch: dict[str, Any] = {"headless": headless, "args": tuple(args)}
         if executable_path is not None:
             launch["executable_path"] = executable_path

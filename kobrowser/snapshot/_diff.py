@@ -178,6 +178,7 @@ class _Line(msgspec.Struct, gc=False):
     value: str | None
     states: tuple[str, ...]
     path: int = 0  # interned ancestry
+    subtree: int = 0  # hash of the line and everything below it
 
 
 def diff_snapshots(before: DiffInput, after: DiffInput) -> SnapshotDiff:
@@ -236,25 +237,42 @@ def _lines(snapshot: DiffInput, what: str) -> tuple[str, list[_Line], bool]:
     return str(getattr(snapshot, "title", "") or ""), lines, False
 
 
-_Key = tuple[int, str, str, str | None, tuple[str, ...]]
+_Key = tuple[int, str, str, str | None, tuple[str, ...], int]
 
 
 def _keys(lines: list[_Line], paths: dict[tuple[int, str, str], int]) -> list[_Key]:
-    """Each line's key; sets ``line.path`` (its interned ancestry)."""
-    keys: list[_Key] = []
+    """Each line's alignment key; sets ``line.path`` (its interned ancestry)
+    and ``line.subtree`` (a hash of everything printed below it)."""
     # stack[d] = interned path of the line at depth d seen last (its children's ancestry).
     stack: list[int] = []
-    for line in lines:
+    parents: list[int] = []  # index of each line's parent, -1 at the top
+    open_lines: list[int] = []
+    for index, line in enumerate(lines):
         del stack[line.depth :]
+        del open_lines[line.depth :]
         path = stack[-1] if stack else 0
         line.path = path
-        keys.append((path, line.role, line.name, line.value, line.states))
+        parents.append(open_lines[-1] if open_lines else -1)
         own = (path, line.role, line.name)
         interned = paths.get(own)
         if interned is None:
             interned = paths[own] = len(paths) + 1
         stack.append(interned)
-    return keys
+        open_lines.append(index)
+    # Subtree hashes bottom-up: a container whose content changed does not
+    # align with its old self, so the change is placed inside the right one.
+    below: list[list[int]] = [[] for _ in lines]
+    for index in range(len(lines) - 1, -1, -1):
+        line = lines[index]
+        children = below[index]
+        children.reverse()
+        line.subtree = hash((line.role, line.name, line.value, line.states, tuple(children)))
+        parent = parents[index]
+        if parent >= 0:
+            below[parent].append(line.subtree)
+    return [
+        (line.path, line.role, line.name, line.value, line.states, line.subtree) for line in lines
+    ]
 
 
 def _align(
@@ -283,8 +301,29 @@ def _align(
     return entries
 
 
+def _entry(kind: ChangeKind, line: _Line, before: _Line | None = None) -> DiffEntry:
+    return DiffEntry(
+        kind=kind,
+        id=None if kind == "removed" else line.id,
+        old_id=line.id if kind == "removed" else (before.id if before else None),
+        depth=line.depth,
+        role=line.role,
+        name=line.name,
+        value=line.value,
+        states=line.states,
+        old_value=before.value if before else None,
+        old_states=before.states if before else (),
+    )
+
+
 def _stretch(removed: list[_Line], added: list[_Line]) -> list[DiffEntry]:
-    """The entries of one differing stretch: pair same-identity lines as changed."""
+    """The entries of one differing stretch.
+
+    A removed and an added line with the same ancestry, role and name are
+    the same element: unchanged when only what is below them changed (that
+    change is reported on its own lines), *changed* when its value or
+    states differ. The rest are removed and added.
+    """
     waiting: dict[tuple[int, str, str], deque[_Line]] = {}
     for line in removed:
         waiting.setdefault((line.path, line.role, line.name), deque()).append(line)
@@ -293,56 +332,22 @@ def _stretch(removed: list[_Line], added: list[_Line]) -> list[DiffEntry]:
     for line in added:
         queue = waiting.get((line.path, line.role, line.name))
         if queue:
-            old = queue.popleft()
-            was[id(line)] = old
-            paired.add(id(old))
-    entries: list[DiffEntry] = []
+            match = queue.popleft()
+            was[id(line)] = match
+            paired.add(id(match))
     # Removed lines come first in a stretch (as in a unified diff), each
     # changed line where its new version stands.
-    for line in removed:
-        if id(line) not in paired:
-            entries.append(
-                DiffEntry(
-                    kind="removed",
-                    id=None,
-                    old_id=line.id,
-                    depth=line.depth,
-                    role=line.role,
-                    name=line.name,
-                    value=line.value,
-                    states=line.states,
-                )
-            )
+    entries = [_entry("removed", line) for line in removed if id(line) not in paired]
     for line in added:
         before = was.get(id(line))
-        if before is not None:
-            entries.append(
-                DiffEntry(
-                    kind="changed",
-                    id=line.id,
-                    old_id=before.id,
-                    depth=line.depth,
-                    role=line.role,
-                    name=line.name,
-                    value=line.value,
-                    states=line.states,
-                    old_value=before.value,
-                    old_states=before.states,
-                )
-            )
-        else:
-            entries.append(
-                DiffEntry(
-                    kind="added",
-                    id=line.id,
-                    old_id=None,
-                    depth=line.depth,
-                    role=line.role,
-                    name=line.name,
-                    value=line.value,
-                    states=line.states,
-                )
-            )
+        if before is None:
+            entries.append(_entry("added", line))
+        elif before.value != line.value or before.states != line.states:
+            entries.append(_entry("changed", line, before))
+        elif before.subtree == line.subtree:
+            # Same line, same content below, yet not aligned: it moved.
+            entries.insert(0, _entry("removed", before))
+            entries.append(_entry("added", line))
     return entries
 
 

@@ -23,6 +23,7 @@ FORWARDED = frozenset(
     {
         # snapshot and scripts
         "snapshot",
+        "find",
         "evaluate",
         "title",
         # navigation and waits
@@ -83,6 +84,8 @@ NOT_FORWARDED = {
     "on_dialog": "a handler belongs to one tab; installing it on whichever tab is current"
     " would silently move with switch_to",
     "wait_for_dialog": "waits on one tab's dialogs (see on_dialog)",
+    "do": "Browser.do is its own method (same signature, checked below): `tab N` switches"
+    " the Browser's current tab, which Tab.do cannot (tests/browser/test_do.py)",
 }
 
 HOW_TO_FIX = (
@@ -122,6 +125,10 @@ def test_forwarded_method_has_tabs_signature(name: str) -> None:
     )
     assert inspect.iscoroutinefunction(browser_method) == inspect.iscoroutinefunction(tab_method)
     assert browser_method.__doc__ and f":meth:`Tab.{name}`" in browser_method.__doc__
+
+
+def test_browser_do_takes_tab_dos_arguments() -> None:
+    assert inspect.signature(vars(Browser)["do"]) == inspect.signature(Tab.do)
 
 
 class _Recorder:

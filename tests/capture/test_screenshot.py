@@ -311,16 +311,28 @@ async def test_element_screenshot_errors(tab: Tab) -> None:
 
 
 async def test_bad_arguments(tab: Tab) -> None:
-    with pytest.raises(InvalidArgumentError, match="format must be"):
+    with pytest.raises(InvalidArgumentError, match="format: got 'gif'; expected 'png', 'jpeg'"):
         await tab.screenshot(format="gif")
     with pytest.raises(InvalidArgumentError, match="quality applies to JPEG and WebP"):
         await tab.screenshot(quality=50)
-    with pytest.raises(InvalidArgumentError, match="quality must be"):
+    with pytest.raises(InvalidArgumentError, match="quality: got 101"):
         await tab.screenshot(format="jpeg", quality=101)
     with pytest.raises(InvalidArgumentError, match="cannot be combined"):
         await tab.screenshot(full_page=True, id=1)
+    with pytest.raises(InvalidArgumentError, match="id: got 0"):
+        await tab.screenshot(id=0)
+    with pytest.raises(InvalidArgumentError, match="full_page: got 'yes'"):
+        await tab.screenshot(full_page="yes")  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="timeout: got -1"):
+        await tab.screenshot(timeout=-1)
+    with pytest.raises(InvalidArgumentError, match="path: got ''"):
+        await tab.screenshot("")
     with pytest.raises(CaptureError, match="cannot write the screenshot"):
         await tab.screenshot("/nonexistent-dir/x/shot.png")
+    snap = tab.last_snapshot
+    assert snap is not None
+    with pytest.raises(InvalidArgumentError, match="timeout: got nan"):
+        await snap.boxes(timeout=float("nan"))
 
 
 async def test_annotate_needs_a_snapshot(browser: Browser, server: PageServer) -> None:

@@ -116,6 +116,7 @@ class Ko:
         session: str | None = None,
         env: dict[str, str] | None = None,
         timeout: float = COMMAND_TIMEOUT,
+        cwd: str | os.PathLike[str] | None = None,
     ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             self.argv(args, session),
@@ -124,6 +125,7 @@ class Ko:
             env=self.runtime.env(**(env or {})),
             timeout=timeout,
             stdin=subprocess.DEVNULL,
+            cwd=cwd,
         )
 
     def ok(self, *args: str, session: str | None = None) -> str:

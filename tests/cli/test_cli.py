@@ -125,6 +125,41 @@ def test_unknown_id_names_the_snapshot_command(ko: Ko, server: PageServer) -> No
     assert "ko-browser snapshot" in one_line_error(result)
 
 
+LONG_TEXT = "Solve for x in the equation below, then enter the answer in the field that follows"
+
+
+def test_find_snapshot_text_limit_and_whole_text(ko: Ko, server: PageServer) -> None:
+    page = (
+        f"<!doctype html><title>Find</title><p>Solve for <b>x</b>{LONG_TEXT[11:]} below.</p>"
+        "<div id=sw style='width: 9px; height: 9px' onclick='this.title = 1'></div>"
+        "<button>Pay now</button><button>pay later</button>"
+    )
+    ko.ok("open", server.set_page("/find.html", page))
+    found = ko.ok("find", "--role", "button", "--name", "PAY")
+    assert re.fullmatch(r'\d+: button "Pay now"\n\d+: button "pay later"\n', found), found
+    exact = ko.ok("find", "--name", "Pay now", "--exact")
+    assert re.fullmatch(r'\d+: button "Pay now"\n', exact), exact
+    # The ids are those of the fresh snapshot find took.
+    ko.ok("click", exact.split(":")[0])
+    [line] = ko.json("find", "--text", "below.")["result"]["elements"]
+    assert line["role"] == "text" and line["name"] == LONG_TEXT + " below."
+    assert ko.ok("get", "text", str(line["id"])) == LONG_TEXT + " below.\n"
+    missing = ko("find", "--name", "no such thing")
+    assert missing.returncode == 1 and missing.stdout == ""
+    assert "no element matches" in one_line_error(missing)
+    usage = ko("find")
+    assert usage.returncode == 2 and "find needs at least one of" in usage.stderr
+    cut = ko.ok("snapshot")
+    assert f'text "{(LONG_TEXT + " below.")[:77]}..."' in cut
+    assert re.search(r"^\d+: generic clickable$", cut, re.M)
+    whole = ko.ok("snapshot", "--text-limit", "none")
+    assert f'text "{LONG_TEXT} below."' in whole
+    short = ko.ok("snapshot", "--text-limit", "10")
+    assert 'button "Pay now"' in short and 'text "Solve f..."' in short
+    plain = ko.ok("snapshot", "--no-clickable")
+    assert "clickable" not in plain and len(plain.splitlines()) == len(cut.splitlines()) - 1
+
+
 # -- output -----------------------------------------------------------------------
 
 

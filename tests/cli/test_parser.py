@@ -28,7 +28,44 @@ def test_global_options_before_and_after_the_command() -> None:
 def test_snapshot_flags() -> None:
     cmd, args, _ = parse(["snapshot", "-i", "-c", "-d", "3", "-s", "#main"])
     assert cmd == "snapshot"
-    assert args == {"interactive": True, "compact": True, "depth": 3, "selector": "#main"}
+    assert args == {
+        "interactive": True,
+        "compact": True,
+        "depth": 3,
+        "selector": "#main",
+        "text_limit": 80,
+        "clickable": True,
+    }
+    assert parse(["snapshot", "--text-limit", "none", "--no-clickable"])[1] == {
+        "interactive": False,
+        "compact": False,
+        "depth": None,
+        "selector": None,
+        "text_limit": None,
+        "clickable": False,
+    }
+    assert parse(["snapshot", "--text-limit", "NONE"])[1]["text_limit"] is None
+    assert parse(["snapshot", "--text-limit", "4"])[1]["text_limit"] == 4
+
+
+def test_find_flags() -> None:
+    cmd, args, _ = parse(["find", "--role", "button", "--name", "Pay", "--exact"])
+    assert cmd == "find"
+    assert args == {"role": "button", "name": "Pay", "text": None, "exact": True}
+    assert parse(["find", "--text", "total"])[1] == {
+        "role": None,
+        "name": None,
+        "text": "total",
+        "exact": False,
+    }
+
+
+def test_find_without_a_criterion_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["find"], ["find", "--exact"]):
+        with pytest.raises(SystemExit) as info:
+            parse(argv)
+        assert info.value.code == 2
+        assert "find needs at least one of --role, --name, --text" in capsys.readouterr().err
 
 
 def test_nested_commands() -> None:
@@ -59,6 +96,11 @@ def test_wait_takes_one_condition() -> None:
         ["wait", "--state", "hidden"],
         ["scroll", "sideways"],
         ["snapshot", "-d", "-1"],
+        ["snapshot", "--text-limit", "3"],
+        ["snapshot", "--text-limit", "0"],
+        ["snapshot", "--text-limit", "all"],
+        ["snapshot", "--text-limit"],
+        ["find", "--role"],
         ["--session", "../evil", "get", "url"],
         ["--timeout", "0", "get", "url"],
     ],
@@ -90,7 +132,7 @@ def test_every_command_of_the_issue_exists() -> None:
         *("focus", "fill", "type", "press", "select", "check", "uncheck", "upload", "drag"),
         *("scroll", "scrollintoview", "get", "text", "html", "value", "attr", "box", "title"),
         *("url", "is", "visible", "enabled", "checked", "wait", "tab", "list", "new", "switch"),
-        *("close", "eval", "session"),
+        *("close", "eval", "session", "find"),
     ]
     for word in wanted:
         assert any(word in c.split() for c in commands), word

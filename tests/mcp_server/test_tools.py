@@ -7,13 +7,10 @@ the SDK's direct dispatcher).
 
 from __future__ import annotations
 
-import inspect
-
 import pytest
 from _server import PageServer
 from mcp import Client
 
-import kobrowser
 from kobrowser import Browser
 from kobrowser.mcp import INSTRUCTIONS, TOOL_NAMES, build_server
 
@@ -183,27 +180,6 @@ async def test_snapshot_options(browser: Browser, server: PageServer) -> None:
         assert "[[" in bad
 
 
-HAS_TEXT_LIMIT = "text_limit" in inspect.signature(kobrowser.Tab.snapshot).parameters
-HAS_FIND = hasattr(kobrowser.Tab, "find")
-
-
-@pytest.mark.skipif(
-    HAS_TEXT_LIMIT and HAS_FIND,
-    reason="every guarded API is here: remove this test with kobrowser/mcp/_pending.py",
-)
-async def test_tools_waiting_for_library_api_say_so(browser: Browser, server: PageServer) -> None:
-    async with Client(build_server(browser)) as client:
-        await call(client, "open", url=checkout(server))
-        if not HAS_TEXT_LIMIT:
-            text = await call(client, "snapshot", text_limit=10, error=True)
-            assert text.startswith("text_limit is not available in this kobrowser version")
-            assert await call(client, "snapshot")  # without text_limit it works
-        if not HAS_FIND:
-            text = await call(client, "find", role="button", error=True)
-            assert text.startswith("find is not available in this kobrowser version")
-
-
-@pytest.mark.skipif(not HAS_TEXT_LIMIT, reason="Tab.snapshot(text_limit=) comes with issue 10")
 async def test_text_limit(browser: Browser, server: PageServer) -> None:
     async with Client(build_server(browser)) as client:
         await call(client, "open", url=checkout(server))
@@ -213,7 +189,6 @@ async def test_text_limit(browser: Browser, server: PageServer) -> None:
         assert 'text "Two items, total $41.98"' in whole
 
 
-@pytest.mark.skipif(not HAS_FIND, reason="Tab.find comes with issue 10")
 async def test_find(browser: Browser, server: PageServer) -> None:
     async with Client(build_server(browser)) as client:
         await call(client, "open", url=checkout(server))

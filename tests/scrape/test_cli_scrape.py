@@ -18,8 +18,6 @@ from pathlib import Path
 import pytest
 from _server import PageServer
 
-from kobrowser.scrape._scraper import text_limit_supported
-
 from ._chrome import EndpointChrome, live_group_members
 
 pytestmark = pytest.mark.timeout(300)
@@ -119,6 +117,7 @@ def test_stdin_to_stdout_with_a_local_chrome(server: PageServer) -> None:
         ["{urls}", "--concurrency", "0"],
         ["{urls}", "--per-host", "-1"],
         ["{urls}", "--text-limit", "0"],
+        ["{urls}", "--text-limit", "3"],
         ["{urls}", "--wait-until", "later"],
         ["{urls}", "--json"],
         ["{urls}", "--timeout", "inf"],
@@ -138,16 +137,6 @@ def test_bad_usage_exits_2_without_a_browser(argv: list[str], tmp_path: Path) ->
     assert result.returncode == 2, result.stderr
     assert result.stderr.strip().splitlines()[-1].startswith("ko-browser scrape: error: ")
     assert result.stdout == ""
-
-
-def test_text_limit_needs_a_snapshot_that_takes_it(tmp_path: Path) -> None:
-    urls = tmp_path / "urls.txt"
-    urls.write_text("http://127.0.0.1:9/\n")
-    if text_limit_supported():
-        pytest.skip("this kobrowser's snapshot takes text_limit")
-    result = run(str(urls), "--text-limit", "none")
-    assert result.returncode == 2
-    assert "--text-limit needs a kobrowser whose snapshot takes a text limit" in result.stderr
 
 
 def test_help_lists_the_options_and_the_main_help_mentions_scrape() -> None:

@@ -126,6 +126,30 @@ def test_repeated_lines_are_matched_in_order() -> None:
     assert [(e.kind, e.id) for e in diff.entries] == [("added", 1)]
 
 
+def test_an_item_added_to_a_list_is_its_own_subtree() -> None:
+    before = '1: list\n  2: listitem\n    3: text "One"\n  4: listitem\n    5: text "Two"\n'
+    after = (
+        '1: list\n  2: listitem\n    3: text "Zero"\n  4: listitem\n    5: text "One"\n'
+        '  6: listitem\n    7: text "Two"\n'
+    )
+    diff = diff_snapshots(before, after)
+    # Not "One became Zero" nor a new item around "One": the new first item.
+    assert _lines(diff) == ["+ 2: listitem", '+ 3: text "Zero"']
+    # Its containers are not reported although what is below them changed.
+    nested = (
+        '1: main\n  2: region "R"\n    3: list\n      4: listitem\n        5: text "One"\n'
+        '      6: listitem\n        7: text "Two"\n'
+    )
+    grown = nested + '      8: listitem\n        9: text "Three"\n'
+    assert _lines(diff_snapshots(nested, grown)) == ["+ 8: listitem", '+ 9: text "Three"']
+
+
+def test_swapped_siblings_are_a_removal_and_an_addition() -> None:
+    diff = diff_snapshots('1: button "A"\n2: button "B"\n', '1: button "B"\n2: button "A"\n')
+    moved = sorted((e.kind, e.name) for e in diff.entries)
+    assert moved in ([("added", "A"), ("removed", "A")], [("added", "B"), ("removed", "B")])
+
+
 def test_title_change_and_states_only_change() -> None:
     before = 'Page: "Old"\n\n1: button "Menu" collapsed\n'
     after = 'Page: "New"\n\n1: button "Menu" expanded\n'

@@ -1,13 +1,15 @@
 """Fetch the AX tree of every frame of a tab, concurrently.
 
-The only module of ``kobrowser.snapshot`` that talks to the browser. For each
+The snapshot's I/O (``kobrowser.snapshot`` itself is pure). For each
 frame session (the page and every out-of-process iframe) it asks, at once,
 for the frame tree and the AX tree of the session's own document; then for
 the AX trees of same-process child frames (``frameId`` on the same session)
 and, once per frame, the ``<iframe>`` element that owns each frame
 (``DOM.getFrameOwner`` on the parent's session). A frame that fails, detaches
 or times out becomes ``None`` (an empty ``iframe`` line); only a failure of
-the top document fails the snapshot.
+the top document fails the snapshot. With a :class:`~kobrowser._clickable.ClickableMaps`
+each session's clickable map is asked for in the same batch, and every frame
+the session serves is built with it.
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ import anyio
 import msgspec
 
 from .._exceptions import InvalidSelectorError, KoBrowserError
-from ._ax import AXNode, decode_ax_tree
-from ._tree import FrameAX, prebuild_frame
+from ..snapshot._ax import AXNode, decode_ax_tree
+from ..snapshot._tree import FrameAX, prebuild_frame
 
 if TYPE_CHECKING:
+    from .._clickable import ClickableMaps
     from ..cdp import BatchCall, CDPSession
 
-__all__ = ["FetchedFrames", "FrameDocument", "fetch_frames", "resolve_scope"]
+__all__ = ["FetchCache", "FetchedFrames", "FrameDocument", "fetch_frames", "resolve_scope"]
 
 
 class _Frame(msgspec.Struct, gc=False):
@@ -92,15 +95,25 @@ _DESCRIBED = msgspec.json.Decoder(_Described)
 _SCOPE_GROUPS = itertools.count(1)
 
 
-_known_children: weakref.WeakKeyDictionary[CDPSession, tuple[str, ...]] = (
-    weakref.WeakKeyDictionary()
-)
-"""Session -> its same-process child frames at its last snapshot (prefetched next time)."""
+class FetchCache:
+    """What one tab's fetches keep between snapshots.
 
-_tree_cache: weakref.WeakKeyDictionary[CDPSession, tuple[int, _FrameTreeNode]] = (
-    weakref.WeakKeyDictionary()
-)
-"""Session -> (frame-tree version, frame tree) as last read (see fetch_frames)."""
+    Attributes:
+        owners: frame id -> owner ``<iframe>`` backend node id (an owner
+            never changes for a frame's life).
+        children: session -> its same-process child frames at its last
+            snapshot (prefetched next time).
+        trees: session -> (frame-tree version, frame tree) as last read.
+    """
+
+    def __init__(self) -> None:
+        self.owners: dict[str, int] = {}
+        self.children: weakref.WeakKeyDictionary[CDPSession, tuple[str, ...]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self.trees: weakref.WeakKeyDictionary[CDPSession, tuple[int, _FrameTreeNode]] = (
+            weakref.WeakKeyDictionary()
+        )
 
 
 class FrameDocument(msgspec.Struct):
@@ -136,13 +149,17 @@ def _ax_nodes(raw: msgspec.Raw) -> list[AXNode]:
     return decode_ax_tree(raw).nodes
 
 
-def _ax_frame(frame_id: str, raw: msgspec.Raw) -> FrameAX:
-    return prebuild_frame(frame_id, decode_ax_tree(raw).nodes)
+def _ax_frame(
+    frame_id: str, session: CDPSession, clickable: ClickableMaps | None, raw: msgspec.Raw
+) -> FrameAX:
+    found = clickable.get(session) if clickable is not None else None
+    return prebuild_frame(frame_id, decode_ax_tree(raw).nodes, found)
 
 
-def _child_ax(session: CDPSession, frame_id: str) -> BatchCall:
+def _child_ax(session: CDPSession, frame_id: str, clickable: ClickableMaps | None) -> BatchCall:
     """The AX tree call of a same-process child frame (built as it arrives)."""
-    return (session, _AX, {"frameId": frame_id}, functools.partial(_ax_frame, frame_id))
+    decode = functools.partial(_ax_frame, frame_id, session, clickable)
+    return (session, _AX, {"frameId": frame_id}, decode)
 
 
 async def fetch_frames(
@@ -150,8 +167,9 @@ async def fetch_frames(
     oopifs: Sequence[tuple[str, CDPSession, CDPSession]],
     *,
     timeout: float,
-    owner_cache: dict[str, int],
+    cache: FetchCache,
     frame_tree_version: Callable[[CDPSession], int | None] | None = None,
+    clickable: ClickableMaps | None = None,
 ) -> FetchedFrames:
     """Fetch every frame's AX tree concurrently and link child frames to owners.
 
@@ -169,23 +187,27 @@ async def fetch_frames(
         page: the tab's page session (its main frame is the top document).
         oopifs: ``(frame_id, session, parent_session)`` of each out-of-process frame.
         timeout: deadline of each batch of CDP calls, in seconds.
-        owner_cache: frame id -> owner ``<iframe>`` backend node id, kept by the
-            caller between snapshots (an owner never changes for a frame's life).
+        cache: what the tab keeps between its snapshots (owners, frame trees,
+            same-process children).
         frame_tree_version: a session's count of frame-tree events (frame
             attached, detached, navigated...), or None when they are not
             followed. A session's frame tree is asked for only when the
             count moved since it was last read; one reused from the cache
             is checked again once the AX trees are in, and if the count
             moved meanwhile the whole fetch runs again without the cache.
+        clickable: when given, each session's clickable map is asked for in
+            the first batch (before its AX calls) and every frame is built
+            with its session's map; ``None``: no element is marked
+            ``clickable``.
 
     Raises:
         KoBrowserError: the top document could not be read.
     """
-    fetched = await _fetch(page, oopifs, timeout, owner_cache, frame_tree_version)
+    fetched = await _fetch(page, oopifs, timeout, cache, frame_tree_version, clickable)
     if fetched is None:
         # A frame tree reused from the cache changed while the AX trees were
         # read: read everything again, asking for every frame tree this time.
-        fetched = await _fetch(page, oopifs, timeout, owner_cache, None)
+        fetched = await _fetch(page, oopifs, timeout, cache, None, clickable)
     assert fetched is not None
     return fetched
 
@@ -194,36 +216,51 @@ async def _fetch(
     page: CDPSession,
     oopifs: Sequence[tuple[str, CDPSession, CDPSession]],
     timeout: float,
-    owner_cache: dict[str, int],
+    cache: FetchCache,
     frame_tree_version: Callable[[CDPSession], int | None] | None,
+    clickable: ClickableMaps | None,
 ) -> FetchedFrames | None:
+    owner_cache = cache.owners
     # (session, parent session, the frame id of its document if known)
     sessions: list[tuple[CDPSession, CDPSession | None, str | None]] = [(page, None, None)]
     sessions += [(session, parent, frame_id) for frame_id, session, parent in oopifs]
     requests: list[BatchCall] = []
     slots: list[tuple[int, dict[str | None, int]]] = []
+    map_calls: list[tuple[CDPSession, int]] = []
     versions: list[int | None] = []
     reused: dict[CDPSession, _FrameTreeNode] = {}
     for session, _parent, own_id in sessions:
         version = frame_tree_version(session) if frame_tree_version is not None else None
         versions.append(version)
-        cached = _tree_cache.get(session)
+        cached = cache.trees.get(session)
         if version is not None and cached is not None and cached[0] == version:
             reused[session] = cached[1]
             tree_index = -1
         else:
             tree_index = len(requests)
             requests.append((session, "Page.getFrameTree", None, _frame_tree))
+        if clickable is not None:
+            # Before the AX calls: answered first, so frames are built with it.
+            map_calls.append((session, len(requests)))
+            requests.append(clickable.call(session))
         asked: dict[str | None, int] = {None: len(requests)}
         # The top document is built with everything; a child frame's
         # content is built as soon as it arrives (prebuild_frame).
-        own_decode = _ax_nodes if own_id is None else functools.partial(_ax_frame, own_id)
+        own_decode = (
+            _ax_nodes
+            if own_id is None
+            else functools.partial(_ax_frame, own_id, session, clickable)
+        )
         requests.append((session, _AX, None, own_decode))
-        for frame_id in _known_children.get(session, ()):
+        for frame_id in cache.children.get(session, ()):
             asked[frame_id] = len(requests)
-            requests.append(_child_ax(session, frame_id))
+            requests.append(_child_ax(session, frame_id, clickable))
         slots.append((tree_index, asked))
     results = await page.connection.call_many(requests, timeout=timeout)
+    if clickable is not None:
+        for session, map_index in map_calls:
+            if isinstance(results[map_index], KoBrowserError):
+                clickable.failed(session)
     # A session's frame tree is current only if no frame-tree event came
     # while the batch ran; a reused one that is not makes the caller retry.
     steady = [
@@ -255,10 +292,10 @@ async def _fetch(
     ):
         root = reused.get(session) or results[tree_index]
         if isinstance(root, KoBrowserError) or not ok:
-            _tree_cache.pop(session, None)
+            cache.trees.pop(session, None)
         else:
             assert version is not None
-            _tree_cache[session] = (version, root)
+            cache.trees[session] = (version, root)
         if isinstance(root, KoBrowserError):
             if parent is None:
                 raise root
@@ -288,11 +325,11 @@ async def _fetch(
                 if index is not None:
                     trees[frame.id] = results[index]
                 else:
-                    later.append(_child_ax(session, frame.id))
+                    later.append(_child_ax(session, frame.id, clickable))
                     later_frames.append((frame.id, False))
                 need_owner(frame.id, session)
             stack.extend(node.childFrames)
-        _known_children[session] = tuple(children)
+        cache.children[session] = tuple(children)
 
     if later:
         for (frame_id, is_owner), result in zip(
@@ -306,6 +343,8 @@ async def _fetch(
     frames = {
         frame_id: tree for frame_id, tree in trees.items() if not isinstance(tree, KoBrowserError)
     }
+    if clickable is not None:
+        _attach_maps(frames, documents, clickable)
     for frame_id, document in documents.items():
         parent_frame = frames.get(document.parent_id) if document.parent_id else None
         owner = owners.get(frame_id)
@@ -315,6 +354,23 @@ async def _fetch(
     for frame_id in [f for f in owner_cache if f not in documents]:
         del owner_cache[frame_id]
     return FetchedFrames(root=frames[top_id], documents=documents, url=documents[top_id].url)
+
+
+def _attach_maps(
+    frames: dict[str, FrameAX], documents: dict[str, FrameDocument], clickable: ClickableMaps
+) -> None:
+    """Give every frame its session's clickable map.
+
+    A frame built ahead without it (its AX tree arrived first, or the top
+    document, which is built only now) gets it, and a content built ahead
+    without it is dropped (the walk builds it again).
+    """
+    for frame_id, frame in frames.items():
+        document = documents.get(frame_id)
+        found = clickable.get(document.session) if document is not None else None
+        if found and frame.clickable is not found:
+            frame.clickable = found
+            frame.built = None
 
 
 async def resolve_scope(page: CDPSession, selector: str, *, timeout: float) -> set[int]:

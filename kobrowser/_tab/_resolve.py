@@ -31,10 +31,10 @@ from .._exceptions import (
     TargetClosedError,
     UnknownElementError,
 )
-from .._tab_core import runtime_value
 from .._validate import element_id as check_id
 from ..snapshot._roles import role_info
 from . import _scripts
+from ._runtime import runtime_value
 
 if TYPE_CHECKING:
     from .._snapshot import Element, Snapshot
@@ -237,9 +237,13 @@ def _check_identity(element: Element, tree: _PartialTree) -> bool:
     if role == "text":
         if name and name not in element.name:
             raise stale(element, f"its text is now {name[:40]!r}")
-    elif name != element.name:
+    elif name != element.name and (name or not _MARKED.intersection(element.states)):
+        # (An unnamed clickable/focusable element took its text as its name.)
         raise stale(element, f'its name is now "{name[:60]}"')
     return True
+
+
+_MARKED = frozenset({"clickable", "focusable"})
 
 
 async def _verify_shown(target: Target, timeout: float) -> None:
