@@ -574,6 +574,7 @@ class Browser:
         clickable: bool = True,
         text_limit: int | None = 80,
         timeout: float | None = None,
+        fresh: bool = False,
     ) -> Snapshot:
         """Snapshot the current tab; see :meth:`Tab.snapshot`."""
         return await self.current_tab.snapshot(
@@ -584,6 +585,7 @@ class Browser:
             clickable=clickable,
             text_limit=text_limit,
             timeout=timeout,
+            fresh=fresh,
         )
 
     async def find(

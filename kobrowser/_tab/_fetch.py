@@ -19,7 +19,7 @@ import functools
 import itertools
 import weakref
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import msgspec
@@ -170,6 +170,7 @@ async def fetch_frames(
     cache: FetchCache,
     frame_tree_version: Callable[[CDPSession], int | None] | None = None,
     clickable: ClickableMaps | None = None,
+    top_nodes: list[AXNode] | None = None,
 ) -> FetchedFrames:
     """Fetch every frame's AX tree concurrently and link child frames to owners.
 
@@ -199,15 +200,17 @@ async def fetch_frames(
             the first batch (before its AX calls) and every frame is built
             with its session's map; ``None``: no element is marked
             ``clickable``.
+        top_nodes: the top document's AX nodes, already known (from the
+            tab's AX mirror): its ``getFullAXTree`` is not asked for.
 
     Raises:
         KoBrowserError: the top document could not be read.
     """
-    fetched = await _fetch(page, oopifs, timeout, cache, frame_tree_version, clickable)
+    fetched = await _fetch(page, oopifs, timeout, cache, frame_tree_version, clickable, top_nodes)
     if fetched is None:
         # A frame tree reused from the cache changed while the AX trees were
         # read: read everything again, asking for every frame tree this time.
-        fetched = await _fetch(page, oopifs, timeout, cache, None, clickable)
+        fetched = await _fetch(page, oopifs, timeout, cache, None, clickable, top_nodes)
     assert fetched is not None
     return fetched
 
@@ -219,6 +222,7 @@ async def _fetch(
     cache: FetchCache,
     frame_tree_version: Callable[[CDPSession], int | None] | None,
     clickable: ClickableMaps | None,
+    top_nodes: list[AXNode] | None = None,
 ) -> FetchedFrames | None:
     owner_cache = cache.owners
     # (session, parent session, the frame id of its document if known)
@@ -251,7 +255,10 @@ async def _fetch(
             if own_id is None
             else functools.partial(_ax_frame, own_id, session, clickable)
         )
-        requests.append((session, _AX, None, own_decode))
+        if session is page and top_nodes is not None:
+            asked[None] = -1  # the mirror's nodes (see below)
+        else:
+            requests.append((session, _AX, None, own_decode))
         for frame_id in cache.children.get(session, ()):
             asked[frame_id] = len(requests)
             requests.append(_child_ax(session, frame_id, clickable))
@@ -300,7 +307,7 @@ async def _fetch(
             if parent is None:
                 raise root
             continue
-        own = results[asked[None]]
+        own: Any = results[asked[None]] if asked[None] >= 0 else top_nodes
         if parent is None:
             if isinstance(own, KoBrowserError):
                 raise own
