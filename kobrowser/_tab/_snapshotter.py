@@ -60,11 +60,13 @@ class Snapshotter:
         selector: str | None,
         clickable: bool,
         text_limit: int | None,
+        limit: int | None,
         timeout: float,
         fresh: bool = False,
     ) -> Snapshot:
         """Fetch every frame, merge, filter, number and format (see ``Tab.snapshot``).
 
+        ``limit``: the most bytes of AX data to read (``Browser.snapshot_limit``).
         The arguments are checked by the caller. The new snapshot becomes
         :attr:`latest` once complete; a failure or cancellation keeps the
         previous one.
@@ -90,6 +92,7 @@ class Snapshotter:
                     cache=cache,
                     frame_tree_version=frames.frame_tree_version,
                     clickable=maps,
+                    limit=limit,
                     top_nodes=top,
                 )
             else:
@@ -101,6 +104,7 @@ class Snapshotter:
                         cache=cache,
                         frame_tree_version=frames.frame_tree_version,
                         clickable=maps,
+                        limit=limit,
                         top_nodes=top,
                     ),
                     lambda: resolve_scope(page, selector, timeout=timeout),

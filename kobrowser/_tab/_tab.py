@@ -271,6 +271,7 @@ class Tab:
             selector=selector,
             clickable=clickable,
             text_limit=text_limit,
+            limit=self._browser.snapshot_limit,
             timeout=self._limit(timeout),
             fresh=fresh,
         )
