@@ -362,14 +362,15 @@ def session_calls(
 
 
 async def apply_to_sessions(
-    targets: Sequence[tuple[CDPSession, list[Call]]], timeout: float
+    targets: Sequence[tuple[CDPSession, list[Call]]], timeout: float, *, strict: bool = False
 ) -> None:
     """Send each session its calls, all in one batch.
 
-    A session that went away meanwhile is skipped.
+    A session that went away meanwhile is skipped (``strict``: raises).
 
     Raises:
-        KoBrowserError: Chrome refused a call (the message names it).
+        ProtocolError: Chrome refused a call (the message names it).
+        TargetClosedError: with ``strict``, a session went away.
     """
     batch = [(session, name, params, None) for session, calls in targets for name, params in calls]
     if not batch:
@@ -377,9 +378,9 @@ async def apply_to_sessions(
     connection = batch[0][0].connection
     results = await connection.call_many(batch, timeout=timeout)
     for (session, *_), result in zip(batch, results, strict=True):
-        if isinstance(result, TargetClosedError) or (
-            isinstance(result, KoBrowserError) and session.closed
-        ):
+        if not isinstance(result, KoBrowserError):
             continue
-        if isinstance(result, KoBrowserError):
-            raise KoBrowserError(f"emulation failed: {result}") from result
+        gone = isinstance(result, TargetClosedError) or session.closed
+        if gone and not strict:
+            continue
+        raise result  # a ProtocolError names the call Chrome refused
