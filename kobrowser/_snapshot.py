@@ -167,8 +167,12 @@ async def take_snapshot(
     timeout: float,
     clickable: bool = True,
     text_limit: int | None = 80,
+    limit: int | None = None,
 ) -> Snapshot:
-    """Fetch every frame, merge, filter, number and format (see Tab.snapshot)."""
+    """Fetch every frame, merge, filter, number and format (see Tab.snapshot).
+
+    ``limit``: the most bytes of AX data to read (see ``Browser.snapshot_limit``).
+    """
     check(depth=depth, text_limit=text_limit, clickable=clickable)
     maps = ClickableMaps() if clickable else None
     # Frame sessions still setting up are waited for, at most one deadline: a
@@ -188,6 +192,7 @@ async def take_snapshot(
                 owner_cache=owner_cache,
                 frame_tree_version=frames.frame_tree_version,
                 clickable=maps,
+                limit=limit,
             )
         else:
             fetched, found = await gather(
@@ -198,6 +203,7 @@ async def take_snapshot(
                     owner_cache=owner_cache,
                     frame_tree_version=frames.frame_tree_version,
                     clickable=maps,
+                    limit=limit,
                 ),
                 lambda: resolve_scope(page, selector, timeout=timeout),
             )

@@ -141,6 +141,7 @@ class TabCore:
             timeout=self.timeout if timeout is None else seconds(timeout),
             clickable=clickable,
             text_limit=text_limit,
+            limit=getattr(self._browser, "snapshot_limit", None),
         )
         self._last_snapshot = snap
         return snap

@@ -46,7 +46,10 @@ if TYPE_CHECKING:
     from ..cdp import CDPSession
     from ..cdp._events import TargetInfo
 
-__all__ = ["Browser"]
+__all__ = ["SNAPSHOT_LIMIT", "Browser"]
+
+#: Default of :attr:`Browser.snapshot_limit`: bytes of AX data per snapshot.
+SNAPSHOT_LIMIT = 50 * 1024 * 1024
 
 _AUTO_ATTACH = {
     "autoAttach": True,
@@ -75,6 +78,9 @@ class Browser:
 
     Attributes:
         timeout: the default deadline in seconds of every call and wait.
+        snapshot_limit: the most bytes of accessibility data one snapshot
+            reads (default 50 MiB; None: no limit). A page with more fails
+            with :class:`SnapshotTooLargeError` instead of exhausting memory.
     """
 
     def __init__(
@@ -88,6 +94,7 @@ class Browser:
         self._process = process
         self._endpoint = endpoint
         self.timeout = timeout
+        self.snapshot_limit: int | None = SNAPSHOT_LIMIT
         self._connection: Connection | None = None
         self._stack: AsyncExitStack | None = None
         self._task_group: anyio.abc.TaskGroup | None = None

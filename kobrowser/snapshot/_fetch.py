@@ -19,12 +19,12 @@ import functools
 import itertools
 import weakref
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import msgspec
 
-from .._exceptions import InvalidSelectorError, KoBrowserError
+from .._exceptions import InvalidSelectorError, KoBrowserError, SnapshotTooLargeError
 from ._ax import AXNode, decode_ax_tree
 from ._tree import FrameAX, prebuild_frame
 
@@ -152,6 +152,54 @@ def _child_ax(session: CDPSession, frame_id: str, clickable: ClickableMaps | Non
     return (session, _AX, {"frameId": frame_id}, decode)
 
 
+class AXBudget:
+    """The bytes of AX data one snapshot may read (None: no limit).
+
+    Each AX tree's answer is counted before it is decoded; past the limit
+    the rest are not decoded and the snapshot fails with
+    :class:`~kobrowser.SnapshotTooLargeError` naming the limit.
+    """
+
+    __slots__ = ("limit", "used")
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self.used = 0
+
+    def wrap(self, requests: list[BatchCall]) -> list[BatchCall]:
+        """``requests`` with the decoders of their AX tree calls counting bytes."""
+        if self.limit is None:
+            return requests
+        return [
+            (session, method, params, self._counted(decode) if method == _AX else decode)
+            for session, method, params, decode in requests
+        ]
+
+    def _counted(self, decode: Callable[[msgspec.Raw], Any] | None) -> Callable[[msgspec.Raw], Any]:
+        def counted(raw: msgspec.Raw) -> Any:
+            assert self.limit is not None
+            self.used += len(raw)
+            if self.used > self.limit:
+                raise SnapshotTooLargeError(
+                    f"the page's accessibility data is over the snapshot limit of "
+                    f"{self.limit:,} bytes ({self.used:,} bytes when reading stopped); "
+                    "raise Browser.snapshot_limit to snapshot it",
+                    limit=self.limit,
+                    size=self.used,
+                )
+            return raw if decode is None else decode(raw)
+
+        return counted
+
+    @staticmethod
+    def checked(results: list[Any]) -> list[Any]:
+        """``results``, unless one of them went over the limit (raised)."""
+        for result in results:
+            if isinstance(result, SnapshotTooLargeError):
+                raise result
+        return results
+
+
 async def fetch_frames(
     page: CDPSession,
     oopifs: Sequence[tuple[str, CDPSession, CDPSession]],
@@ -160,6 +208,7 @@ async def fetch_frames(
     owner_cache: dict[str, int],
     frame_tree_version: Callable[[CDPSession], int | None] | None = None,
     clickable: ClickableMaps | None = None,
+    limit: int | None = None,
 ) -> FetchedFrames:
     """Fetch every frame's AX tree concurrently and link child frames to owners.
 
@@ -193,11 +242,14 @@ async def fetch_frames(
     Raises:
         KoBrowserError: the top document could not be read.
     """
-    fetched = await _fetch(page, oopifs, timeout, owner_cache, frame_tree_version, clickable)
+    budget = AXBudget(limit)
+    fetched = await _fetch(
+        page, oopifs, timeout, owner_cache, frame_tree_version, clickable, budget
+    )
     if fetched is None:
         # A frame tree reused from the cache changed while the AX trees were
         # read: read everything again, asking for every frame tree this time.
-        fetched = await _fetch(page, oopifs, timeout, owner_cache, None, clickable)
+        fetched = await _fetch(page, oopifs, timeout, owner_cache, None, clickable, budget)
     assert fetched is not None
     return fetched
 
@@ -209,6 +261,7 @@ async def _fetch(
     owner_cache: dict[str, int],
     frame_tree_version: Callable[[CDPSession], int | None] | None,
     clickable: ClickableMaps | None,
+    budget: AXBudget,
 ) -> FetchedFrames | None:
     # (session, parent session, the frame id of its document if known)
     sessions: list[tuple[CDPSession, CDPSession | None, str | None]] = [(page, None, None)]
@@ -245,7 +298,9 @@ async def _fetch(
             asked[frame_id] = len(requests)
             requests.append(_child_ax(session, frame_id, clickable))
         slots.append((tree_index, asked))
-    results = await page.connection.call_many(requests, timeout=timeout)
+    results = budget.checked(
+        await page.connection.call_many(budget.wrap(requests), timeout=timeout)
+    )
     if clickable is not None:
         for session, map_index in map_calls:
             if isinstance(results[map_index], KoBrowserError):
@@ -322,7 +377,9 @@ async def _fetch(
 
     if later:
         for (frame_id, is_owner), result in zip(
-            later_frames, await page.connection.call_many(later, timeout=timeout), strict=True
+            later_frames,
+            budget.checked(await page.connection.call_many(budget.wrap(later), timeout=timeout)),
+            strict=True,
         ):
             if not is_owner:
                 trees[frame_id] = result
