@@ -143,16 +143,30 @@ def _headers(value: Any) -> tuple[tuple[str, str], ...]:
     for name, text in value.items():
         if not isinstance(name, str) or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name):
             raise _bad("extra_http_headers", f"not a header name: {name!r}")
-        if not isinstance(text, str) or "\n" in text or "\r" in text:
+        if not isinstance(text, str) or "\n" in text or "\r" in text or not _encodable(text):
             raise _bad("extra_http_headers", f"the value of {name!r} must be one line of text")
         pairs.append((name, text))
     return tuple(pairs)
 
 
 def _text(argument: str, value: Any) -> str:
-    if not isinstance(value, str) or not value.strip() or "\n" in value or "\r" in value:
-        raise _bad(argument, f"give one line of text, not {value!r}")
+    if (
+        not isinstance(value, str)
+        or not value.strip()
+        or "\n" in value
+        or "\r" in value
+        or not _encodable(value)
+    ):
+        raise _bad(argument, f"give one line of valid text, not {value!r}")
     return value
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return False
+    return True
 
 
 def _timezone(value: Any) -> str:

@@ -214,6 +214,7 @@ async def test_tab_viewport_and_context_viewport(browser: Browser, server: PageS
         ({"extra_http_headers": {"Bad Name": "x"}}, "extra_http_headers", "header name"),
         ({"permissions": ["telepathy"]}, "permissions", "unknown permission"),
         ({"offline": "yes"}, "offline", "true or false"),
+        ({"user_agent": "\udc80"}, "user_agent", "valid text"),
     ],
 )
 async def test_bad_emulation_creates_nothing(
