@@ -125,7 +125,7 @@ async def screenshot(
     labels_from: Any = None
     if element_id is not None:
         # Same checks as an action: a stale id is an error, never another element.
-        from ._actions._resolve import resolve
+        from ._tab._resolve import resolve
 
         target = await resolve(snapshot, element_id, timeout=limit)
         assert snapshot is not None

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import kobrowser
 from kobrowser import InvalidArgumentError, KoBrowserError
 from kobrowser import _validate as v
-from kobrowser._pagestate import LOAD_STATES
+from kobrowser._tab._pagestate import LOAD_STATES
 
 
 def test_the_error_is_a_kobrowser_error_and_a_value_error() -> None:
@@ -128,7 +128,7 @@ def test_keys() -> None:
 
 
 def test_keyboard_module_raises_the_argument_error() -> None:
-    from kobrowser._actions._keyboard import parse_combo, resolve_key
+    from kobrowser._tab._keyboard import parse_combo, resolve_key
 
     with pytest.raises(InvalidArgumentError):
         resolve_key("Nope")

@@ -39,10 +39,10 @@ from ._targets import TargetTracker
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from .._pagestate import LoadState, Response
     from .._snapshot import Element, Snapshot
-    from .._tab_core import TabCore
-    from .._waits import SelectorState, URLPattern
+    from .._tab import Response
+    from .._tab._pagestate import LoadState
+    from .._tab._waits import SelectorState, URLPattern
     from ..cdp import CDPSession
     from ..cdp._events import TargetInfo
 
@@ -234,9 +234,8 @@ class Browser:
 
         self._spawn(release)
 
-    def _forget(self, tab: TabCore) -> None:
+    def _forget(self, tab: Tab) -> None:
         """A tab was closed (by itself or its context): stop tracking it."""
-        assert isinstance(tab, Tab)
         self._targets.forget(tab)
 
     def _tab_of_frame(self, frame_id: str) -> Tab | None:

@@ -39,8 +39,7 @@ from ._types import (
 
 if TYPE_CHECKING:
     from .._browser import Browser
-    from .._pagestate import Response
-    from .._tab import Tab
+    from .._tab import Response, Tab
 
 __all__ = ["Outcome", "execute", "normalize_url", "to_action"]
 

@@ -380,7 +380,10 @@ def _batch(sub: argparse.ArgumentParser) -> None:
 
 
 def _positive_int(text: str) -> int:
-    value = _non_negative_int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more: {text!r}")
     return value

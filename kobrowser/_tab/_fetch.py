@@ -1,6 +1,6 @@
 """Fetch the AX tree of every frame of a tab, concurrently.
 
-The only module of ``kobrowser.snapshot`` that talks to the browser. For each
+The snapshot's I/O (``kobrowser.snapshot`` itself is pure). For each
 frame session (the page and every out-of-process iframe) it asks, at once,
 for the frame tree and the AX tree of the session's own document; then for
 the AX trees of same-process child frames (``frameId`` on the same session)
@@ -25,14 +25,14 @@ import anyio
 import msgspec
 
 from .._exceptions import InvalidSelectorError, KoBrowserError, SnapshotTooLargeError
-from ._ax import AXNode, decode_ax_tree
-from ._tree import FrameAX, prebuild_frame
+from ..snapshot._ax import AXNode, decode_ax_tree
+from ..snapshot._tree import FrameAX, prebuild_frame
 
 if TYPE_CHECKING:
     from .._clickable import ClickableMaps
     from ..cdp import BatchCall, CDPSession
 
-__all__ = ["FetchedFrames", "FrameDocument", "fetch_frames", "resolve_scope"]
+__all__ = ["FetchCache", "FetchedFrames", "FrameDocument", "fetch_frames", "resolve_scope"]
 
 
 class _Frame(msgspec.Struct, gc=False):
@@ -95,15 +95,25 @@ _DESCRIBED = msgspec.json.Decoder(_Described)
 _SCOPE_GROUPS = itertools.count(1)
 
 
-_known_children: weakref.WeakKeyDictionary[CDPSession, tuple[str, ...]] = (
-    weakref.WeakKeyDictionary()
-)
-"""Session -> its same-process child frames at its last snapshot (prefetched next time)."""
+class FetchCache:
+    """What one tab's fetches keep between snapshots.
 
-_tree_cache: weakref.WeakKeyDictionary[CDPSession, tuple[int, _FrameTreeNode]] = (
-    weakref.WeakKeyDictionary()
-)
-"""Session -> (frame-tree version, frame tree) as last read (see fetch_frames)."""
+    Attributes:
+        owners: frame id -> owner ``<iframe>`` backend node id (an owner
+            never changes for a frame's life).
+        children: session -> its same-process child frames at its last
+            snapshot (prefetched next time).
+        trees: session -> (frame-tree version, frame tree) as last read.
+    """
+
+    def __init__(self) -> None:
+        self.owners: dict[str, int] = {}
+        self.children: weakref.WeakKeyDictionary[CDPSession, tuple[str, ...]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self.trees: weakref.WeakKeyDictionary[CDPSession, tuple[int, _FrameTreeNode]] = (
+            weakref.WeakKeyDictionary()
+        )
 
 
 class FrameDocument(msgspec.Struct):
@@ -205,7 +215,7 @@ async def fetch_frames(
     oopifs: Sequence[tuple[str, CDPSession, CDPSession]],
     *,
     timeout: float,
-    owner_cache: dict[str, int],
+    cache: FetchCache,
     frame_tree_version: Callable[[CDPSession], int | None] | None = None,
     clickable: ClickableMaps | None = None,
     limit: int | None = None,
@@ -226,8 +236,8 @@ async def fetch_frames(
         page: the tab's page session (its main frame is the top document).
         oopifs: ``(frame_id, session, parent_session)`` of each out-of-process frame.
         timeout: deadline of each batch of CDP calls, in seconds.
-        owner_cache: frame id -> owner ``<iframe>`` backend node id, kept by the
-            caller between snapshots (an owner never changes for a frame's life).
+        cache: what the tab keeps between its snapshots (owners, frame trees,
+            same-process children).
         frame_tree_version: a session's count of frame-tree events (frame
             attached, detached, navigated...), or None when they are not
             followed. A session's frame tree is asked for only when the
@@ -243,13 +253,11 @@ async def fetch_frames(
         KoBrowserError: the top document could not be read.
     """
     budget = AXBudget(limit)
-    fetched = await _fetch(
-        page, oopifs, timeout, owner_cache, frame_tree_version, clickable, budget
-    )
+    fetched = await _fetch(page, oopifs, timeout, cache, frame_tree_version, clickable, budget)
     if fetched is None:
         # A frame tree reused from the cache changed while the AX trees were
         # read: read everything again, asking for every frame tree this time.
-        fetched = await _fetch(page, oopifs, timeout, owner_cache, None, clickable, budget)
+        fetched = await _fetch(page, oopifs, timeout, cache, None, clickable, budget)
     assert fetched is not None
     return fetched
 
@@ -258,11 +266,12 @@ async def _fetch(
     page: CDPSession,
     oopifs: Sequence[tuple[str, CDPSession, CDPSession]],
     timeout: float,
-    owner_cache: dict[str, int],
+    cache: FetchCache,
     frame_tree_version: Callable[[CDPSession], int | None] | None,
     clickable: ClickableMaps | None,
     budget: AXBudget,
 ) -> FetchedFrames | None:
+    owner_cache = cache.owners
     # (session, parent session, the frame id of its document if known)
     sessions: list[tuple[CDPSession, CDPSession | None, str | None]] = [(page, None, None)]
     sessions += [(session, parent, frame_id) for frame_id, session, parent in oopifs]
@@ -274,7 +283,7 @@ async def _fetch(
     for session, _parent, own_id in sessions:
         version = frame_tree_version(session) if frame_tree_version is not None else None
         versions.append(version)
-        cached = _tree_cache.get(session)
+        cached = cache.trees.get(session)
         if version is not None and cached is not None and cached[0] == version:
             reused[session] = cached[1]
             tree_index = -1
@@ -294,7 +303,7 @@ async def _fetch(
             else functools.partial(_ax_frame, own_id, session, clickable)
         )
         requests.append((session, _AX, None, own_decode))
-        for frame_id in _known_children.get(session, ()):
+        for frame_id in cache.children.get(session, ()):
             asked[frame_id] = len(requests)
             requests.append(_child_ax(session, frame_id, clickable))
         slots.append((tree_index, asked))
@@ -336,10 +345,10 @@ async def _fetch(
     ):
         root = reused.get(session) or results[tree_index]
         if isinstance(root, KoBrowserError) or not ok:
-            _tree_cache.pop(session, None)
+            cache.trees.pop(session, None)
         else:
             assert version is not None
-            _tree_cache[session] = (version, root)
+            cache.trees[session] = (version, root)
         if isinstance(root, KoBrowserError):
             if parent is None:
                 raise root
@@ -373,7 +382,7 @@ async def _fetch(
                     later_frames.append((frame.id, False))
                 need_owner(frame.id, session)
             stack.extend(node.childFrames)
-        _known_children[session] = tuple(children)
+        cache.children[session] = tuple(children)
 
     if later:
         for (frame_id, is_owner), result in zip(
