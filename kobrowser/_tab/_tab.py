@@ -82,6 +82,7 @@ class Tab:
         self._frames.watch()
         self._net = TabNetwork(session, browser._spawn, lambda: self.timeout, self._context_routes)
         self._frames.add_setup(self._net.frame_setup)
+        self._frames.add_setup(self._frame_emulation)
         self._dialogs = Dialogs(session, browser._spawn, lambda: self.timeout)
         self._dialogs.listen()
         self._snapshotter = Snapshotter(
@@ -130,6 +131,11 @@ class Tab:
             if page.loader_id == loader and state in ("interactive", "complete"):
                 page.mark(loader, "load" if state == "complete" else "domcontentloaded")
 
+    def _frame_emulation(self, session: CDPSession) -> list[tuple[str, dict[str, Any] | None]]:
+        from .._browser._context import context_of
+
+        return list(context_of(self._browser, self._context_id)._emulation.frame_calls())
+
     def _context_routes(self) -> RouteTable:
         from .._browser._context import context_of
 
@@ -139,12 +145,8 @@ class Tab:
         context = self.context or self._browser.default_context
         track_origins(session, lambda: context)
 
-        async def enable_network() -> None:
-            with contextlib.suppress(KoBrowserError):  # the frame may be gone already
-                await session.send("Network.enable", timeout=self.timeout)
-                await context._emulation.set_up_frame(session)
-
-        self._browser._spawn(enable_network)
+        # Network and the context's emulation are enabled by the frame's
+        # set-up, before the frame runs (see _frame_emulation, TabNetwork).
 
     def _limit(self, timeout: float | None) -> float:
         return self.timeout if timeout is None else _validate.seconds(timeout)
