@@ -11,6 +11,8 @@ then launches Chrome with kobrowser and prints the page's snapshot.
     .venv/bin/python examples/demo.py            # print the snapshot
     .venv/bin/python examples/demo.py -i         # interactive elements only
     .venv/bin/python examples/demo.py --serve    # only serve the page (Ctrl-C stops)
+    .venv/bin/python examples/demo.py --screenshot docs/demo-annotated.png
+                                                 # also save a screenshot with the ids drawn
 """
 
 from __future__ import annotations
@@ -111,6 +113,9 @@ async def run(args: argparse.Namespace) -> int:
                         options["compact"] = True
                     snap = await tab.snapshot(**options)
                     print(snap.text, end="" if snap.text.endswith("\n") else "\n")
+                    if args.screenshot:
+                        await tab.screenshot(args.screenshot, annotate=True)
+                        print(f"annotated screenshot: {args.screenshot}", file=sys.stderr)
                 else:
                     title = await tab.cdp.send(
                         "Runtime.evaluate", {"expression": "document.title", "returnByValue": True}
@@ -133,6 +138,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-c", "--compact", action="store_true", help="drop unnamed structure")
     parser.add_argument("--headed", action="store_true", help="show the browser window")
     parser.add_argument("--serve", action="store_true", help="only serve the page, no browser")
+    parser.add_argument(
+        "--screenshot",
+        metavar="PATH",
+        default=None,
+        help="also save a screenshot with the snapshot's ids drawn on it (needs Pillow)",
+    )
     args = parser.parse_args(argv)
     try:
         return asyncio.run(run(args))

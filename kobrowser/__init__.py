@@ -35,12 +35,10 @@ from ._exceptions import (
 if _typing.TYPE_CHECKING:
     from ._browser import Browser, BrowserContext, Download, connect, launch
     from ._devices import Device, devices
-    from ._dialogs import Dialog
     from ._emulation import Emulation, Geolocation
     from ._geometry import Box
-    from ._pagestate import Response
     from ._snapshot import Element, Snapshot
-    from ._tab import Tab
+    from ._tab import Dialog, Response, Tab
     from .actions import Action, Outcome, parse_action, parse_actions
     from .cdp import CDPEvent, CDPSession, EventStream
     from .scrape import Scraper, ScrapeResult, scrape
@@ -63,12 +61,12 @@ _LAZY = {
     "BrowserContext": "._browser",
     "Device": "._devices",
     "devices": "._devices",
-    "Dialog": "._dialogs",
+    "Dialog": "._tab",
     "Box": "._geometry",
     "Emulation": "._emulation",
     "Geolocation": "._emulation",
     "Download": "._browser",
-    "Response": "._pagestate",
+    "Response": "._tab",
     "Element": "._snapshot",
     "Snapshot": "._snapshot",
     "Tab": "._tab",

@@ -33,8 +33,8 @@ from ._exceptions import KoBrowserError
 
 if TYPE_CHECKING:
     from ._snapshot import Snapshot
+    from ._tab._fetch import FrameDocument
     from .cdp import CDPSession
-    from .snapshot._fetch import FrameDocument
 
 __all__ = ["Box", "Measured", "Placed", "measure"]
 

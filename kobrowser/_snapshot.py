@@ -5,22 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import msgspec
 
-from ._clickable import ClickableMaps
-from ._concurrency import gather, unwrap_group
 from ._geometry import Box, measure
 from ._validate import check
-from .snapshot import Node, SnapshotDiff, build_tree, diff_snapshots, filter_tree, format_snapshot
-from .snapshot._fetch import FrameDocument, fetch_frames, resolve_scope
+from .snapshot import Node, SnapshotDiff, diff_snapshots, format_snapshot
 
 if TYPE_CHECKING:
-    from ._frames import FrameRegistry
+    from ._tab._fetch import FrameDocument
     from .cdp import CDPSession
     from .snapshot import ElementFactory, ParsedSnapshot
 
-__all__ = ["Element", "Snapshot", "element_factory", "number_snapshot", "take_snapshot"]
+__all__ = ["Element", "Snapshot", "element_factory", "number_snapshot"]
 
 
 class Element(msgspec.Struct, kw_only=True):
@@ -153,78 +149,6 @@ class Snapshot:
             "text": self.text,
             "nodes": [node.to_dict() for node in self.nodes],
         }
-
-
-async def take_snapshot(
-    page: CDPSession,
-    frames: FrameRegistry,
-    *,
-    owner_cache: dict[str, int],
-    interactive: bool,
-    compact: bool,
-    depth: int | None,
-    selector: str | None,
-    timeout: float,
-    clickable: bool = True,
-    text_limit: int | None = 80,
-) -> Snapshot:
-    """Fetch every frame, merge, filter, number and format (see Tab.snapshot)."""
-    check(depth=depth, text_limit=text_limit, clickable=clickable)
-    maps = ClickableMaps() if clickable else None
-    # Frame sessions still setting up are waited for, at most one deadline: a
-    # slow set-up must not fail the snapshot (the session is usable already).
-    with anyio.move_on_after(timeout):
-        await frames.settled()
-    oopifs = [(f.frame_id, f.session, f.parent) for f in frames.frames()]
-    scope: set[tuple[str, int]] | None = None
-    # fetch_frames and the selector run in task groups: a failure of the top
-    # document or an invalid selector comes back as itself, not as a group.
-    try:
-        if selector is None:
-            fetched = await fetch_frames(
-                page,
-                oopifs,
-                timeout=timeout,
-                owner_cache=owner_cache,
-                frame_tree_version=frames.frame_tree_version,
-                clickable=maps,
-            )
-        else:
-            fetched, found = await gather(
-                lambda: fetch_frames(
-                    page,
-                    oopifs,
-                    timeout=timeout,
-                    owner_cache=owner_cache,
-                    frame_tree_version=frames.frame_tree_version,
-                    clickable=maps,
-                ),
-                lambda: resolve_scope(page, selector, timeout=timeout),
-            )
-            top_frame = fetched.root.frame_id
-            scope = {(top_frame, backend) for backend in found}
-    except BaseExceptionGroup as group:
-        raise unwrap_group(group) from None
-
-    root_nodes = fetched.root.nodes
-    raw_title = root_nodes[0].name.value if root_nodes and root_nodes[0].name else None
-    title = " ".join(raw_title.split()) if isinstance(raw_title, str) else ""
-    tree = build_tree(fetched.root, scope=scope)
-    if interactive or compact or depth is not None:
-        # The full tree needs no filtering (filter_tree would only copy it).
-        tree = filter_tree(tree, interactive=interactive, compact=compact, depth=depth)
-    text, elements, roots = number_snapshot(
-        tree, title=title or None, documents=fetched.documents, text_limit=text_limit
-    )
-    return Snapshot(
-        text,
-        elements,
-        roots,
-        fetched.url,
-        title,
-        documents=fetched.documents,
-        owners=dict(owner_cache),
-    )
 
 
 def number_snapshot(

@@ -215,3 +215,25 @@ def test_the_device_table() -> None:
     assert all(device.name == name for name, device in devices.items())
     desktop = devices["Desktop Chrome"]
     assert not desktop.is_mobile and not desktop.has_touch
+
+
+def test_calls_for_new_sessions_and_resets() -> None:
+    from kobrowser._emulation import Emulation, build_emulation, session_calls
+
+    assert session_calls(Emulation(), page=True) == []  # a new tab costs nothing
+    assert Emulation().empty and not build_emulation(Emulation(), offline=True).empty
+    phone = build_emulation(Emulation(), device="iPhone 15", locale="fr-FR")
+    page = dict(session_calls(phone, page=True))
+    assert page["Emulation.setDeviceMetricsOverride"]["width"] == 393
+    assert page["Emulation.setUserAgentOverride"]["acceptLanguage"] == "fr-FR"
+    frame = dict(session_calls(phone, page=False))
+    assert "Emulation.setDeviceMetricsOverride" not in frame  # sized by its parent
+    assert frame["Emulation.setTouchEmulationEnabled"]["enabled"] is True
+    own = dict(session_calls(phone, page=True, viewport=(500, 400)))
+    assert own["Emulation.setDeviceMetricsOverride"]["width"] == 500
+    reset = dict(session_calls(Emulation(), page=True, default_user_agent="UA", reset=True))
+    assert reset["Emulation.setUserAgentOverride"] == {"userAgent": "UA"}
+    assert reset["Emulation.setTimezoneOverride"] == {"timezoneId": ""}
+    assert reset["Network.setExtraHTTPHeaders"] == {"headers": {}}
+    assert "Emulation.clearDeviceMetricsOverride" in reset
+    assert "Emulation.clearGeolocationOverride" in reset

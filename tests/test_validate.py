@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import kobrowser
 from kobrowser import InvalidArgumentError, KoBrowserError
 from kobrowser import _validate as v
-from kobrowser._pagestate import LOAD_STATES
+from kobrowser._tab._pagestate import LOAD_STATES
 
 
 def test_the_error_is_a_kobrowser_error_and_a_value_error() -> None:
@@ -128,7 +128,7 @@ def test_keys() -> None:
 
 
 def test_keyboard_module_raises_the_argument_error() -> None:
-    from kobrowser._actions._keyboard import parse_combo, resolve_key
+    from kobrowser._tab._keyboard import parse_combo, resolve_key
 
     with pytest.raises(InvalidArgumentError):
         resolve_key("Nope")
@@ -295,3 +295,12 @@ def test_a_rule_accepts_or_raises_the_argument_error(keyword: str, value: Any) -
     except InvalidArgumentError as exc:
         assert exc.argument == v.RULES[keyword][1]
         assert str(exc).startswith(f"{exc.argument}: ")
+
+
+def test_parse_snapshot_refuses_what_is_not_snapshot_text() -> None:
+    with pytest.raises(InvalidArgumentError, match=r"^text: got int") as info:
+        kobrowser.parse_snapshot(5)  # type: ignore[arg-type]
+    assert info.value.argument == "text"
+    with pytest.raises(InvalidArgumentError, match=r"^line 1: ") as info:
+        kobrowser.parse_snapshot("x")
+    assert info.value.argument == "text" and isinstance(info.value, ValueError)

@@ -14,7 +14,7 @@ from _server import PageServer
 
 import kobrowser
 from kobrowser import Browser, InvalidSelectorError, KoBrowserError, Tab, WaitTimeoutError
-from kobrowser._waits import glob_to_regex
+from kobrowser._tab._waits import glob_to_regex
 
 pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
 

@@ -39,14 +39,17 @@ from ._targets import TargetTracker
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from .._pagestate import LoadState, Response
     from .._snapshot import Element, Snapshot
-    from .._tab_core import TabCore
-    from .._waits import SelectorState, URLPattern
+    from .._tab import Response
+    from .._tab._pagestate import LoadState
+    from .._tab._waits import SelectorState, URLPattern
     from ..cdp import CDPSession
     from ..cdp._events import TargetInfo
 
-__all__ = ["Browser"]
+__all__ = ["SNAPSHOT_LIMIT", "Browser"]
+
+#: Default of :attr:`Browser.snapshot_limit`: bytes of AX data per snapshot.
+SNAPSHOT_LIMIT = 50 * 1024 * 1024
 
 _AUTO_ATTACH = {
     "autoAttach": True,
@@ -74,6 +77,9 @@ class Browser:
 
     Attributes:
         timeout: the default deadline in seconds of every call and wait.
+        snapshot_limit: the most bytes of accessibility data one snapshot
+            reads (default 50 MiB; None: no limit). A page with more fails
+            with :class:`SnapshotTooLargeError` instead of exhausting memory.
     """
 
     def __init__(
@@ -87,6 +93,7 @@ class Browser:
         self._process = process
         self._endpoint = endpoint
         self.timeout = timeout
+        self.snapshot_limit: int | None = SNAPSHOT_LIMIT
         self._connection: Connection | None = None
         self._stack: AsyncExitStack | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
@@ -226,9 +233,8 @@ class Browser:
 
         self._spawn(release)
 
-    def _forget(self, tab: TabCore) -> None:
+    def _forget(self, tab: Tab) -> None:
         """A tab was closed (by itself or its context): stop tracking it."""
-        assert isinstance(tab, Tab)
         self._targets.forget(tab)
 
     def _tab_of_frame(self, frame_id: str) -> Tab | None:

@@ -23,8 +23,8 @@ from ._downloads import download_behavior
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from .._pagestate import LoadState
     from .._tab import Tab
+    from .._tab._pagestate import LoadState
     from ._browser import Browser
 
 __all__ = ["BrowserContext", "context_of"]

@@ -39,8 +39,7 @@ from ._types import (
 
 if TYPE_CHECKING:
     from .._browser import Browser
-    from .._pagestate import Response
-    from .._tab import Tab
+    from .._tab import Response, Tab
 
 __all__ = ["Outcome", "execute", "normalize_url", "to_action"]
 
@@ -133,13 +132,13 @@ async def execute(
         timeout, an unknown key or option) are in it, not raised.
 
     Raises:
-        TypeError: ``action`` is not an :class:`Action`.
+        InvalidArgumentError: ``action`` is not an :class:`Action`.
 
     Cancelling the caller cancels the action's method; input already sent
     is not undone.
     """
     if not isinstance(action, Action):
-        raise TypeError(f"execute() takes an Action, not {type(action).__name__}")
+        raise fail("action", action, "an Action (see kobrowser.parse_action)")
     try:
         message = await _run(target, action, timeout)
     except _FAILURES as exc:

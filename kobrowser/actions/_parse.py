@@ -24,6 +24,7 @@ import re
 from typing import NamedTuple
 
 from .._exceptions import ActionSyntaxError
+from .._validate import fail
 from ._json import ALIASES, from_json, unknown_verb
 from ._types import (
     DIRECTIONS,
@@ -103,7 +104,7 @@ def parse_actions(text: str) -> list[Action]:
             id, unterminated string, bad JSON); the first one found.
     """
     if not isinstance(text, str):
-        raise TypeError(f"parse_actions() takes a str, not {type(text).__name__}")
+        raise fail("text", text, "a str of action lines")
     lines = text.split("\n")
     starts = [0]
     for previous in lines[:-1]:

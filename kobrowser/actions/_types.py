@@ -13,6 +13,8 @@ from typing import ClassVar, Literal
 
 import msgspec
 
+from .._validate import fail
+
 __all__ = [
     "ACTION_TYPES",
     "USAGE",
@@ -61,14 +63,14 @@ def _word(text: str) -> str:
 
 def _check_id(value: object, what: str = "id") -> None:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
+        raise fail(what, value, "a whole number >= 1 (ids start at 1)")
     if value < 1:
-        raise ValueError(f"{what} must be 1 or more (ids start at 1), not {value}")
+        raise fail(what, value, "a whole number >= 1 (ids start at 1)")
 
 
 def _check_str(value: object, what: str) -> None:
     if not isinstance(value, str):
-        raise TypeError(f"{what} must be a str, not {type(value).__name__}")
+        raise fail(what, value, "a str")
 
 
 class Action(msgspec.Struct, frozen=True, tag_field="type"):
@@ -186,7 +188,7 @@ class Press(Action, frozen=True, tag="press"):
     def __post_init__(self) -> None:
         _check_str(self.key, "key")
         if not self.key:
-            raise ValueError("key must not be empty")
+            raise fail("key", self.key, "a key or chord such as 'Enter' or 'Control+a'")
 
     def __str__(self) -> str:
         return f"press {_word(self.key)}"
@@ -201,12 +203,12 @@ class Scroll(Action, frozen=True, tag="scroll"):
 
     def __post_init__(self) -> None:
         if self.direction not in DIRECTIONS:
-            raise ValueError(f"direction must be up, down, left or right, not {self.direction!r}")
+            raise fail("direction", self.direction, "one of 'up', 'down', 'left', 'right'")
         if self.amount is not None:
             if not isinstance(self.amount, int) or isinstance(self.amount, bool):
-                raise TypeError(f"amount must be an int, not {type(self.amount).__name__}")
+                raise fail("amount", self.amount, "a whole number of pixels >= 0, or None")
             if self.amount < 0:
-                raise ValueError(f"amount must be 0 or more, not {self.amount}")
+                raise fail("amount", self.amount, "a whole number of pixels >= 0, or None")
 
     def __str__(self) -> str:
         if self.amount is None:
@@ -223,7 +225,7 @@ class Open(Action, frozen=True, tag="open"):
     def __post_init__(self) -> None:
         _check_str(self.url, "url")
         if not self.url.strip():
-            raise ValueError("url must not be empty")
+            raise fail("url", self.url, "a non-empty URL")
 
     def __str__(self) -> str:
         return f"open {_word(self.url)}"
@@ -255,9 +257,9 @@ class Wait(Action, frozen=True, tag="wait"):
 
     def __post_init__(self) -> None:
         if not isinstance(self.ms, int) or isinstance(self.ms, bool):
-            raise TypeError(f"ms must be an int, not {type(self.ms).__name__}")
+            raise fail("ms", self.ms, "a whole number of milliseconds >= 0")
         if self.ms < 0:
-            raise ValueError(f"ms must be 0 or more, not {self.ms}")
+            raise fail("ms", self.ms, "a whole number of milliseconds >= 0")
 
     def __str__(self) -> str:
         return f"wait {self.ms}"

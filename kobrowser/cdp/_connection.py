@@ -437,6 +437,8 @@ class Connection:
                 call.result = call.decoder(result)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 call.error = KoBrowserError(f"{call.method}: unexpected answer: {exc}")
+            except KoBrowserError as exc:  # the decoder refused the answer on purpose
+                call.error = exc
             except Exception as exc:  # a decoder's bug must never stop the reader
                 _log.exception("decoding the answer to %s failed", call.method)
                 call.error = KoBrowserError(f"{call.method}: could not read the answer: {exc!r}")

@@ -103,7 +103,11 @@ def _cmd_words(cmd: str) -> str:
 
 def _write(text: str) -> None:
     try:
-        sys.stdout.write(text)
+        try:
+            sys.stdout.write(text)
+        except UnicodeEncodeError:  # a lone surrogate from the page, or a narrow locale
+            encoding = sys.stdout.encoding or "utf-8"
+            sys.stdout.write(text.encode(encoding, "backslashreplace").decode(encoding))
         sys.stdout.flush()
     except BrokenPipeError:  # `ko-browser snapshot | head`
         with _suppress_os_error():
@@ -139,7 +143,12 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
         files = [os.path.abspath(f) for f in args["files"]]
         for path in files:
             if not os.path.isfile(path):
-                raise ClientError(f"upload: no such file: {path}", "check the path")
+                raise ClientError(
+                    f"files: no such file to upload: {path!r}",
+                    "check the path",
+                    "InvalidArgumentError",
+                    exit=2,
+                )
         args["files"] = files
     if cmd in ("screenshot", "pdf", "diff"):
         _seeing_paths(cmd, args)

@@ -51,12 +51,18 @@ from ._protocol import (
     encode,
     session_paths,
 )
+from ._requests import MAX_ID, RequestError, check_request
 from ._state import LockBusy, chrome_profile_dir, lock_file, reap_previous
 
 __all__ = ["Daemon", "main"]
 
 #: Seconds a command may run past its own timeout before the daemon gives up on it.
 GRACE = 5.0
+#: How to report a bug: said with every internal error (in the reply and the log).
+REPORT = (
+    "a bug: please report it on the kobrowser issue tracker with the command line, "
+    "the kobrowser version and this traceback"
+)
 #: Request ids remembered to refuse a repeated request.
 SEEN_IDS = 4096
 
@@ -281,12 +287,16 @@ class Daemon:
                 try:
                     reply, after = await self.handle_line(line, stream)
                 except Exception:  # never let one request take the daemon down
-                    log(f"internal error:\n{traceback.format_exc()}")
+                    log(f"internal error in the daemon ({REPORT}):\n{traceback.format_exc()}")
                     reply, after = (
-                        self.error_reply(None, "InternalError", "internal error in the daemon"),
+                        self.error_reply(
+                            None,
+                            "InternalError",
+                            "internal error in the daemon (a bug in kobrowser)",
+                            self.report_hint(),
+                        ),
                         None,
                     )
-                    reply["error"]["hint"] = f"see {self.paths.log}"
                 if not await self.send(stream, reply):
                     return
                 if after is not None:
@@ -323,10 +333,13 @@ class Daemon:
                 "run `ko-browser close` and retry with the same kobrowser version",
                 exit=2,
             ), None
-        request_id = request.get("id")
-        cmd = request.get("cmd")
-        if not isinstance(request_id, str) or not request_id or not isinstance(cmd, str):
-            return self.error_reply(request_id, "ProtocolError", "a request needs id and cmd"), None
+        try:
+            request_id, cmd, args, opts = check_request(request)
+        except RequestError as exc:
+            raw_id = request.get("id")
+            echo = raw_id if isinstance(raw_id, str) and len(raw_id) <= MAX_ID else None
+            hint = "run `ko-browser --help`; use the same kobrowser for client and daemon"
+            return self.error_reply(echo, "UsageError", str(exc), hint, exit=2), None
         if request_id in self.seen:
             return self.error_reply(
                 request_id,
@@ -337,8 +350,6 @@ class Daemon:
         while len(self.seen) > SEEN_IDS:
             self.seen.popitem(last=False)
 
-        args = request.get("args") or {}
-        opts = request.get("opts") or {}
         if cmd == "status":
             return self.reply(request_id, await self.status(), ""), None
         if cmd == "close":
@@ -385,8 +396,7 @@ class Daemon:
         stream: anyio.abc.SocketStream | None = None,
     ) -> dict[str, Any]:
         assert self.browser is not None
-        timeout = opts.get("timeout")
-        timeout = float(timeout) if isinstance(timeout, int | float) and timeout > 0 else None
+        timeout: float | None = opts.get("timeout")  # checked by check_request
         budget: float | None = (timeout or self.browser.timeout) + GRACE
         if cmd == "wait" and isinstance(args.get("ms"), int):
             budget = (budget or 0) + args["ms"] / 1000
@@ -430,14 +440,21 @@ class Daemon:
             if not isinstance(exc, kobrowser.KoBrowserError) and error["exit"] != 2:
                 known = type(exc).__module__.startswith("kobrowser.cli")
                 if not known:
-                    log(f"internal error in {cmd}:\n{traceback.format_exc()}")
-                    error["hint"] = f"internal error; see {self.paths.log}"
+                    log(f"internal error in {cmd} ({REPORT}):\n{traceback.format_exc()}")
+                    error["message"] = f"internal error (a bug in kobrowser): {error['message']}"
+                    error["hint"] = self.report_hint()
             if isinstance(exc, kobrowser.ConnectionClosedError) or self.browser_gone():
                 self.spawn_stop("Chrome went away")
             return {"v": PROTOCOL_VERSION, "id": request_id, "ok": False, "error": error}
         finally:
             self.inflight.discard(scope)
             self.last_activity = anyio.current_time()
+
+    def report_hint(self) -> str:
+        return (
+            "please report it on the kobrowser issue tracker with the command line "
+            f"and the traceback in {self.paths.log}"
+        )
 
     def browser_gone(self) -> bool:
         try:

@@ -19,7 +19,14 @@ if TYPE_CHECKING:
 
     Define = Callable[[argparse.ArgumentParser], None]
 
-__all__ = ["COMMANDS", "GLOBAL_OPTIONS", "build_parser", "command_word", "parse"]
+__all__ = [
+    "COMMANDS",
+    "GLOBAL_OPTIONS",
+    "build_parser",
+    "check_combinations",
+    "command_word",
+    "parse",
+]
 
 #: Destinations of the global options (everything else is a command argument).
 GLOBAL_OPTIONS = (
@@ -144,10 +151,14 @@ def _add_globals(parser: argparse.ArgumentParser, *, top: bool) -> None:
     )
 
 
+def one_line(text: str) -> str:
+    """``text`` on one line: line breaks and other control characters escaped."""
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+
+
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> Any:  # one line, exit 2
-        self.print_usage()
-        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+    def error(self, message: str) -> Any:  # one line, exit 2 (the usage is in --help)
+        self.exit(2, f"{self.prog}: error: {one_line(message)} (see `{self.prog} --help`)\n")
 
 
 def _sub(
@@ -369,7 +380,10 @@ def _batch(sub: argparse.ArgumentParser) -> None:
 
 
 def _positive_int(text: str) -> int:
-    value = _non_negative_int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more: {text!r}")
     return value
@@ -504,6 +518,37 @@ def command_word(argv: list[str]) -> str | None:
     return None
 
 
+def _one_value_each(parser: argparse.ArgumentParser, namespace: dict[str, Any]) -> None:
+    """Refuse what argparse lets through: ``type 1 -- --`` gives TEXT an empty list."""
+    stack = [parser]
+    while stack:
+        current = stack.pop()
+        for action in current._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                stack.extend(action.choices.values())
+            elif (
+                not action.option_strings
+                and action.nargs in (None, "?")
+                and isinstance(namespace.get(action.dest), list)
+            ):
+                parser.error(f"argument {action.metavar or action.dest}: expected one value")
+
+
+def check_combinations(cmd: str, args: dict[str, Any]) -> str:
+    """What is wrong with how the arguments of ``cmd`` go together ("" when nothing)."""
+    if cmd == "wait":
+        chosen = [k for k in ("ms", "load", "text", "selector", "url", "fn") if args[k] is not None]
+        if len(chosen) != 1:
+            return "wait needs exactly one of: MS, --load, --text, --selector, --url, --fn"
+        if args["state"] is not None and args["selector"] is None:
+            return "wait --state goes with --selector"
+    if cmd == "find" and args["role"] is None and args["name"] is None and args["text"] is None:
+        return "find needs at least one of --role, --name, --text"
+    if cmd == "mcp" and args["host"] is not None and args["port"] is None:
+        return "mcp --host goes with --port"
+    return ""
+
+
 def build_parser(prog: str = "ko-browser", only: str | None = None) -> argparse.ArgumentParser:
     """The whole parser, or with ``only`` the top level plus that one command."""
     parser = _Parser(
@@ -529,20 +574,14 @@ def parse(argv: list[str], prog: str = "ko-browser") -> tuple[str, dict[str, Any
     word = command_word(argv)
     parser = build_parser(prog, only=word if word in COMMANDS else None)
     namespace = vars(parser.parse_args(argv))
+    _one_value_each(parser, namespace)
     cmd = namespace.pop("_cmd")
     cmd = DEFAULT_SUBCOMMAND.get(cmd, cmd)
     options = {name: namespace.pop(name) for name in GLOBAL_OPTIONS}
     args = namespace
-    if cmd == "wait":
-        chosen = [k for k in ("ms", "load", "text", "selector", "url", "fn") if args[k] is not None]
-        if len(chosen) != 1:
-            parser.error("wait needs exactly one of: MS, --load, --text, --selector, --url, --fn")
-        if args["state"] is not None and args["selector"] is None:
-            parser.error("wait --state goes with --selector")
-    if cmd == "find" and args["role"] is None and args["name"] is None and args["text"] is None:
-        parser.error("find needs at least one of --role, --name, --text")
-    if cmd == "mcp" and args["host"] is not None and args["port"] is None:
-        parser.error("mcp --host goes with --port")
+    problem = check_combinations(cmd, args)
+    if problem:
+        parser.error(problem)
     if cmd == "click" and args.pop("right", False):
         args["button"] = "right"
     if cmd == "click" and args.pop("double", False):

@@ -145,7 +145,10 @@ def encode(message: dict[str, Any]) -> bytes:
 
 def decode(line: bytes) -> dict[str, Any]:
     """Parse one line; raise ValueError when it is not a JSON object of our version."""
-    message = json.loads(line)
+    try:
+        message = json.loads(line)
+    except RecursionError:  # nested too deeply for the parser
+        raise ValueError("JSON nested too deeply") from None
     if not isinstance(message, dict):
         raise ValueError("a message must be a JSON object")
     version = message.get("v")

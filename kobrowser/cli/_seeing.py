@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["remember_mode"]
 
-_MODES = ("interactive", "compact", "depth", "selector")
+_MODES = ("interactive", "compact", "depth", "selector", "clickable")
 _last_mode: weakref.WeakKeyDictionary[Tab, dict[str, Any]] = weakref.WeakKeyDictionary()
 """Tab -> the options of its last ``ko-browser snapshot``."""
 
@@ -35,6 +35,7 @@ _last_mode: weakref.WeakKeyDictionary[Tab, dict[str, Any]] = weakref.WeakKeyDict
 def remember_mode(tab: Tab, args: dict[str, Any]) -> None:
     """Keep the snapshot options of a ``ko-browser snapshot`` for ``diff``."""
     _last_mode[tab] = {key: args.get(key) for key in _MODES}
+    _last_mode[tab]["clickable"] = args.get("clickable", True) is not False
 
 
 @handler("screenshot")
@@ -77,15 +78,18 @@ async def _diff(ctx: Context, args: dict[str, Any]) -> Result:
             "no previous snapshot to compare with",
             "run `ko-browser snapshot` first, or pass --baseline FILE",
         )
-    mode = dict(_last_mode.get(tab) or dict.fromkeys(_MODES))
-    for key in _MODES:
-        given = args.get(key)
-        if given not in (None, False):
-            mode[key] = given
+    given = {key: args.get(key) for key in _MODES}
+    given["clickable"] = args.get("clickable", True) is not False
+    flags = any(given[key] not in (None, False) for key in _MODES if key != "clickable")
+    # The diff's own flags, all of them, when it has any; else the last snapshot's.
+    own = flags or not given["clickable"]
+    mode = given if own else dict(_last_mode.get(tab) or given)
     mode["interactive"] = bool(mode.get("interactive"))
     mode["compact"] = bool(mode.get("compact"))
-    snap = await _call(ctx, tab.snapshot, **mode)
     remember_mode(tab, mode)
+    if mode.pop("clickable", True) is False:
+        mode["clickable"] = False  # passed only when off (the library's default is on)
+    snap = await _call(ctx, tab.snapshot, **mode)
     diff = kobrowser.diff_snapshots(previous, snap)
     text = str(diff).rstrip("\n") or "no changes"
     return {"url": snap.url, "title": snap.title, "changed": bool(diff), **diff.to_dict()}, text

@@ -18,6 +18,7 @@ import pytest
 
 from kobrowser import NotInteractableError, Tab, WrongElementKindError
 from kobrowser._snapshot import Element, Snapshot
+from kobrowser._tab import _pointer
 
 from ._pages import CONTEXTS, clear_log, eval_in, find, read_log, widgets_url
 
@@ -130,18 +131,18 @@ def _moves_unseen(monkeypatch: pytest.MonkeyPatch, tab: Tab, unseen: int) -> lis
     As when Chrome routes a move to the page because an out-of-process
     frame's input routing is not ready. Returns the list of hover reads.
     """
-    original = type(tab)._read_guards
+    original = _pointer._read_guards
     reads: list[Any] = []
 
-    async def read_guards(self: Tab, target: Any, deadline: float, **kw: Any) -> Any:
-        got = await original(self, target, deadline, **kw)
+    async def read_guards(target: Any, deadline: float, **kw: Any) -> Any:
+        got = await original(target, deadline, **kw)
         if kw.get("wait") == {"mousemove": 1}:
             reads.append(got)
             if got is not None and len(reads) <= unseen:
                 return got[0], got[1], 0
         return got
 
-    monkeypatch.setattr(type(tab), "_read_guards", read_guards)
+    monkeypatch.setattr(_pointer, "_read_guards", read_guards)
     return reads
 
 

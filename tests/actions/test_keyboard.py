@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from kobrowser._actions._input import modifier_mask
-from kobrowser._actions._keyboard import key_for_char, parse_combo, resolve_key
+from kobrowser._tab._input import modifier_mask
+from kobrowser._tab._keyboard import key_for_char, parse_combo, resolve_key
 
 from ._pages import find, top_log
 

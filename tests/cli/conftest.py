@@ -6,6 +6,10 @@
     any process left (a daemon or Chrome whose environment names this
     directory) is killed, so no test leaves a daemon behind.
 
+``make_runtime()``
+    The same as a context manager, for a fixture of a wider scope (one
+    session shared by a module's tests).
+
 ``ko``
     ``ko("open", url, session="a")`` runs the console script and returns the
     :class:`subprocess.CompletedProcess` (text mode, stdout/stderr captured).
@@ -157,8 +161,9 @@ class Ko:
         return matching[0]
 
 
-@pytest.fixture
-def runtime() -> Iterator[Runtime]:
+@contextlib.contextmanager
+def make_runtime() -> Iterator[Runtime]:
+    """A private runtime directory; every session and process in it is gone afterwards."""
     # Short path: a Unix socket path must stay under ~100 bytes.
     directory = Path(tempfile.mkdtemp(prefix="kbt-", dir="/tmp"))
     directory.chmod(0o700)
@@ -176,6 +181,12 @@ def runtime() -> Iterator[Runtime]:
         for pid in rt.processes():
             wait_gone(pid, 10)
         shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture
+def runtime() -> Iterator[Runtime]:
+    with make_runtime() as rt:
+        yield rt
 
 
 @pytest.fixture

@@ -429,7 +429,7 @@ def test_every_command_once(ko: Ko, server: PageServer, tmp_path: Path) -> None:
     ko.ok("wait", "--fn", "document.title.startsWith('file')")
     assert ko.ok("get", "title") == "file hello.txt\n"
     missing = ko("upload", str(file), str(tmp_path / "nope.txt"))
-    assert missing.returncode == 1 and "no such file" in one_line_error(missing)
+    assert missing.returncode == 2 and "no such file" in one_line_error(missing)
 
     ko.ok("wait", "--text", "Next")
     ko.ok("wait", "--selector", "#log", "--state", "attached")

@@ -140,3 +140,7 @@ def test_diff_keeps_the_mode_of_the_previous_snapshot(ko: Ko, server: PageServer
         "document.body.insertAdjacentHTML('beforeend', '<p>plain text</p><a href=#x>Go</a>')",
     )
     assert ko.ok("diff") == '+ 3: link "Go"\n'
+    # Its own flags win, and become the mode of the next diff.
+    out = ko.ok("diff", "--no-clickable", "-c")
+    assert "link" not in out and 'text "plain text"' in out
+    assert ko.ok("diff") == "no changes\n"

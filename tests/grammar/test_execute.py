@@ -126,7 +126,7 @@ async def test_failures_are_outcomes(open_tab: Any, server: PageServer) -> None:
         assert not_here.error == "KoBrowserError" and "browser.do()" in not_here.message
         assert str(stale).startswith(f"click {button}: StaleElementError: ")
         assert stale.to_dict()["action"] == f"click {button}"
-        with pytest.raises(TypeError):
+        with pytest.raises(kobrowser.InvalidArgumentError):
             await execute(tab, "click 1")  # type: ignore[arg-type]
 
 

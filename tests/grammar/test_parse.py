@@ -145,14 +145,14 @@ def test_parse_action_wants_exactly_one() -> None:
         kobrowser.parse_action("just words")
     with pytest.raises(ActionSyntaxError, match="found 2 actions"):
         kobrowser.parse_action("click 1\nclick 2")
-    with pytest.raises(TypeError):
+    with pytest.raises(kobrowser.InvalidArgumentError):
         kobrowser.parse_actions(b"click 1")  # type: ignore[arg-type]
 
 
 def test_actions_validate_their_fields() -> None:
     with pytest.raises(ValueError, match="ids start at 1"):
         A.Click(0)
-    with pytest.raises(TypeError):
+    with pytest.raises(kobrowser.InvalidArgumentError):
         A.Fill(3, 5)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         A.Scroll("diagonal")  # type: ignore[arg-type]

@@ -21,7 +21,6 @@ from _server import PageServer
 import kobrowser
 from kobrowser import Tab
 from kobrowser.cdp import BatchCall, CDPSession, Connection
-from kobrowser.snapshot import _fetch
 
 from ._browser_helpers import assert_consistent, page
 from .conftest import OpenTab
@@ -420,7 +419,7 @@ async def test_iframes_removed_after_top_tree_read(
     async with open_tab(_two_frames_page(server)) as tab:
         assert (await tab.snapshot()).text == expect("Two", TWO_FULL)
         if not cached:
-            _fetch._tree_cache.clear()  # every frame tree is asked for in the batch
+            tab._snapshotter.cache.trees.clear()  # every frame tree is asked for in the batch
 
         async def remove() -> None:
             await tab.evaluate("document.querySelectorAll('iframe').forEach(f => f.remove())")

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kobrowser._snapshot import Element, element_factory, number_snapshot
+from kobrowser._tab._fetch import FrameDocument
 from kobrowser.snapshot import (
     FrameAX,
     Node,
@@ -24,7 +25,6 @@ from kobrowser.snapshot import (
     format_snapshot,
     parse_snapshot,
 )
-from kobrowser.snapshot._fetch import FrameDocument
 
 from ._ax_builders import el, frame, frame_spec, iframe, text, textbox
 from ._helpers import walk

@@ -1,8 +1,8 @@
 """JavaScript dialogs (alert, confirm, prompt, beforeunload) of a tab.
 
-Dialogs never block a tab: each one is recorded in :attr:`DialogsMixin.dialogs`
-and, unless a handler set with :meth:`DialogsMixin.on_dialog` decides
-otherwise, accepted at once (a prompt with empty text). Handling runs in the
+Dialogs never block a tab: each one is recorded (``Tab.dialogs``) and,
+unless a handler set with ``Tab.on_dialog`` decides otherwise, accepted at
+once (a prompt with empty text). Handling runs in the
 browser's task group, never on the connection's reader.
 """
 
@@ -11,21 +11,19 @@ from __future__ import annotations
 import contextlib
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 import msgspec
 
-from ._exceptions import KoBrowserError, ProtocolError, WaitTimeoutError
-from ._tab_core import TabCore
-from ._validate import check, seconds
+from .._exceptions import KoBrowserError, ProtocolError, WaitTimeoutError
+from .._validate import check
 
 if TYPE_CHECKING:
-    from ._browser import Browser
-    from .cdp import CDPSession
+    from ..cdp import CDPSession
 
-__all__ = ["Dialog", "DialogHandler", "DialogsMixin"]
+__all__ = ["Dialog", "DialogHandler", "Dialogs"]
 
 _log = logging.getLogger("kobrowser.dialogs")
 
@@ -97,59 +95,56 @@ class Dialog:
             await self._session.send("Page.handleJavaScriptDialog", params)
 
 
-class DialogsMixin(TabCore):
-    """Records and answers the tab's dialogs (auto-accept by default)."""
+class Dialogs:
+    """Records and answers one tab's dialogs (auto-accept by default).
 
-    def __init__(self, browser: Browser, session: CDPSession, target_id: str) -> None:
-        super().__init__(browser, session, target_id)
+    Args:
+        page: the tab's page session.
+        spawn: runs a coroutine function in the browser's task group.
+        timeout: the default timeout in seconds (read at each use).
+    """
+
+    def __init__(
+        self,
+        page: CDPSession,
+        spawn: Callable[[Callable[[], Coroutine[Any, Any, None]]], None],
+        timeout: Callable[[], float],
+    ) -> None:
+        self._page = page
+        self._spawn = spawn
+        self._timeout = timeout
         self._dialogs: list[Dialog] = []
-        self._dialog_handler: DialogHandler | None = None
-        self._dialog_opened = anyio.Event()
+        self.handler: DialogHandler | None = None
+        self._opened = anyio.Event()
+
+    def listen(self) -> None:
+        """Follow ``Page.javascriptDialogOpening`` (call before enabling Page)."""
+        self._page.add_listener("Page.javascriptDialogOpening", self._on_opening)
 
     @property
-    def dialogs(self) -> list[Dialog]:
-        """Every dialog this tab opened, oldest first."""
+    def all(self) -> list[Dialog]:
+        """Every dialog the tab opened, oldest first (a copy)."""
         return list(self._dialogs)
 
-    def on_dialog(self, handler: DialogHandler | None) -> None:
-        """Decide how the tab's dialogs are answered.
-
-        ``handler(dialog)`` (a function or coroutine function) runs in the
-        browser's task group for each new dialog and may call
-        ``await dialog.accept(text)`` or ``await dialog.dismiss()``. A dialog it
-        leaves open (or when it raises, or takes longer than the browser's
-        timeout) is accepted. ``None`` restores the default: accept all.
-        """
-        check(handler=handler)
-        self._dialog_handler = handler
-
-    async def wait_for_dialog(self, *, timeout: float | None = None) -> Dialog:
-        """Wait for the next dialog this tab opens and return it once handled.
-
-        Raises:
-            WaitTimeoutError: no dialog within ``timeout`` (default: the browser's).
-        """
-        deadline = self.timeout if timeout is None else seconds(timeout)
+    async def next(self, timeout: float) -> Dialog:
+        """See ``Tab.wait_for_dialog``."""
         seen = len(self._dialogs)
-        with anyio.move_on_after(deadline):
+        with anyio.move_on_after(timeout):
             while len(self._dialogs) <= seen or not self._dialogs[seen].handled:
-                await self._dialog_opened.wait()
+                await self._opened.wait()
             return self._dialogs[seen]
-        raise WaitTimeoutError(f"no dialog opened within {deadline:g} s")
+        raise WaitTimeoutError(f"no dialog opened within {timeout:g} s")
 
-    async def _init(self) -> None:
-        self.cdp.add_listener("Page.javascriptDialogOpening", self._on_dialog_opening)
-        await super()._init()
-
-    def _on_dialog_opening(self, raw: msgspec.Raw) -> None:
-        dialog = Dialog(self.cdp, _OPENING.decode(raw))
+    def _on_opening(self, raw: msgspec.Raw) -> None:
+        dialog = Dialog(self._page, _OPENING.decode(raw))
         self._dialogs.append(dialog)
-        handler = self._dialog_handler
+        handler = self.handler
+        limit = self._timeout()
 
         async def answer() -> None:
             if handler is not None:
                 try:
-                    with anyio.move_on_after(self.timeout):
+                    with anyio.move_on_after(limit):
                         result = handler(dialog)
                         if inspect.isawaitable(result):
                             await result
@@ -157,10 +152,7 @@ class DialogsMixin(TabCore):
                     _log.exception("the dialog handler failed; accepting %r", dialog)
             with anyio.CancelScope(shield=True), contextlib.suppress(KoBrowserError):
                 await dialog.accept()
-            self._signal_dialog()
+            self._opened.set()
+            self._opened = anyio.Event()
 
-        self._browser._spawn(answer)
-
-    def _signal_dialog(self) -> None:
-        self._dialog_opened.set()
-        self._dialog_opened = anyio.Event()
+        self._spawn(answer)

@@ -9,7 +9,7 @@ It also counts, per session, the Page events that change the session's frame
 tree (a frame attached, detached or navigated, a document opened, a URL
 change within a document): the snapshot keeps each session's last frame tree
 and reuses it while that count has not moved, instead of asking for it again
-(see :func:`kobrowser.snapshot.fetch_frames`).
+(see :func:`kobrowser._tab._fetch.fetch_frames`).
 """
 
 from __future__ import annotations
@@ -22,15 +22,15 @@ from typing import Any
 import anyio
 import msgspec
 
-from ._exceptions import KoBrowserError
-from .cdp import CDPSession
-from .cdp._events import ATTACHED, DETACHED
+from .._exceptions import KoBrowserError
+from ..cdp import CDPSession
+from ..cdp._events import ATTACHED, DETACHED
 
-__all__ = ["FrameRegistry", "FrameSession"]
+__all__ = ["AUTO_ATTACH", "FrameRegistry", "FrameSession"]
 
 _log = logging.getLogger("kobrowser.frames")
 
-_AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": True}
+AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": True}
 
 # Page events after which a session's frame tree may differ.
 _FRAME_TREE_EVENTS = (
@@ -71,14 +71,17 @@ class FrameRegistry:
         self._settled = anyio.Event()
         self._settled.set()
 
-    async def start(self) -> None:
-        """Begin following the page's out-of-process frames.
+    def watch(self) -> None:
+        """Listen to the page session's attach and frame-tree events.
 
-        The page session's Page domain must be enabled already.
+        Call before the tab enables anything, so no event is missed; the
+        tab then sends ``Target.setAutoAttach`` with :data:`AUTO_ATTACH`.
         """
         self._watch(self.page)
+
+    def start(self) -> None:
+        """The page session's Page domain is enabled: its frame-tree count is valid."""
         self._followed.add(self.page)
-        await self.page.send("Target.setAutoAttach", _AUTO_ATTACH)
 
     def frame_tree_version(self, session: CDPSession) -> int | None:
         """How many frame-tree events ``session`` has had, or None if not followed.
@@ -135,7 +138,7 @@ class FrameRegistry:
             with contextlib.suppress(KoBrowserError):
                 _attach, enabled = await session.connection.call_many(
                     [
-                        (session, "Target.setAutoAttach", _AUTO_ATTACH, None),
+                        (session, "Target.setAutoAttach", AUTO_ATTACH, None),
                         (session, "Page.enable", None, None),
                     ],
                     timeout=10,

@@ -15,25 +15,26 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ._exceptions import (
+from .._exceptions import (
     InvalidSelectorError,
     KoBrowserError,
     ProtocolError,
     TargetClosedError,
     WaitTimeoutError,
 )
-from ._pagestate import NETWORK_IDLE_S, LoadState, PageStateMixin
-from ._validate import check, seconds
+from ._pagestate import NETWORK_IDLE_S, LoadState, PageState
 
-__all__ = ["URLPattern", "WaitsMixin", "glob_to_regex"]
+if TYPE_CHECKING:
+    from ..cdp import CDPSession
+
+__all__ = ["SelectorState", "URLPattern", "Waiter", "glob_to_regex"]
 
 URLPattern = str | re.Pattern[str] | Callable[[str], bool]
 SelectorState = str  # "attached" | "detached" | "visible" | "hidden"
-_SELECTOR_STATES = ("attached", "detached", "visible", "hidden")
 _JS_SLACK_S = 1.0  # the in-page timer outlives our deadline by this much
 
 # Each in-page wait resolves {ok: true, value} or {ok: false} (its own timer),
@@ -141,54 +142,58 @@ def _url_matcher(pattern: URLPattern) -> Callable[[str], bool]:
     return pattern
 
 
-def _check_state(state: str, argument: str = "wait_until") -> None:
-    check(**{argument: state})
+class Waiter:
+    """The waits of one tab, over its page session and :class:`PageState`.
 
+    Every method takes ``timeout`` in seconds (the caller resolves the
+    default) and raises :class:`~kobrowser.WaitTimeoutError` when it runs out.
+    """
 
-class WaitsMixin(PageStateMixin):
-    """Event-driven waits: load states, URL, text, selector, JS function, time."""
+    def __init__(self, page: CDPSession, state: PageState) -> None:
+        self._page = page
+        self._state = state
 
     # -- building blocks -----------------------------------------------------
 
-    async def _changed(self) -> None:
+    async def changed(self) -> None:
         """Wait for the next page event (raise when the tab is gone)."""
-        page = self._page
-        if page.gone is not None:
-            raise TargetClosedError(page.gone)
-        await page.changed.wait()
-        if page.gone is not None:
-            raise TargetClosedError(page.gone)
+        state = self._state
+        if state.gone is not None:
+            raise TargetClosedError(state.gone)
+        await state.changed.wait()
+        if state.gone is not None:
+            raise TargetClosedError(state.gone)
 
-    async def _until_document(self, loader_id: str, state: str) -> str:
-        """Wait until document ``loader_id`` (or one that replaced it) reaches ``state``.
+    async def until_document(self, loader_id: str, wanted_state: str) -> str:
+        """Wait until document ``loader_id`` (or one that replaced it) reaches ``wanted_state``.
 
         Returns the loader id of the document that reached it. No deadline of
         its own: run it inside the caller's.
         """
-        page = self._page
-        wanted = "load" if state == "networkidle" else state
+        state = self._state
+        wanted = "load" if wanted_state == "networkidle" else wanted_state
         while True:
-            latest = page.latest_document()
-            if latest and latest != loader_id and page.reached(loader_id, "commit"):
+            latest = state.latest_document()
+            if latest and latest != loader_id and state.reached(loader_id, "commit"):
                 loader_id = latest  # replaced (e.g. a script redirect): follow it
-            if page.reached(loader_id, wanted):
+            if state.reached(loader_id, wanted):
                 break
-            await self._changed()
-        if state == "networkidle":
+            await self.changed()
+        if wanted_state == "networkidle":
             await self._until_network_idle()
         return loader_id
 
     async def _until_network_idle(self) -> None:
-        page = self._page
+        state = self._state
         while True:
-            if page.inflight:
-                await self._changed()
+            if state.inflight:
+                await self.changed()
                 continue
-            remaining = NETWORK_IDLE_S - page.idle_for()
+            remaining = NETWORK_IDLE_S - state.idle_for()
             if remaining <= 0:
                 return
             with anyio.move_on_after(remaining):
-                await self._changed()
+                await self.changed()
 
     async def _in_page(self, check: str, deadline: float, what: str, every_frame: bool) -> Any:
         """Run an ``_OBSERVE`` wait with ``check`` until it holds; return its value."""
@@ -198,7 +203,7 @@ class WaitsMixin(PageStateMixin):
                 ms = max(0, int((end - anyio.current_time() + _JS_SLACK_S) * 1000))
                 expression = f"({_OBSERVE})(({check}), {ms}, {json.dumps(every_frame)})"
                 try:
-                    result = await self.cdp.send(
+                    result = await self._page.send(
                         "Runtime.evaluate",
                         {"expression": expression, "returnByValue": True, "awaitPromise": True},
                         timeout=deadline + 5,
@@ -206,7 +211,7 @@ class WaitsMixin(PageStateMixin):
                 except ProtocolError as exc:
                     if not any(text in exc.message for text in _CONTEXT_GONE):
                         raise
-                    await self._changed()  # the document is being replaced: retry in the new one
+                    await self.changed()  # the document is being replaced: retry in the new one
                     continue
                 details = result.get("exceptionDetails")
                 if details:
@@ -214,7 +219,7 @@ class WaitsMixin(PageStateMixin):
                     raise KoBrowserError(f"JavaScript error while waiting for {what}: {text}")
                 value = result.get("result", {}).get("value")
                 if not isinstance(value, dict):
-                    await self._changed()  # no document to observe yet
+                    await self.changed()  # no document to observe yet
                     continue
                 if "invalid" in value:
                     raise InvalidSelectorError(f"invalid CSS selector: {value['invalid']}")
@@ -223,137 +228,48 @@ class WaitsMixin(PageStateMixin):
                     raise KoBrowserError(f"JavaScript error while waiting for {what}: {error}")
                 if value.get("ok"):
                     return value.get("value")
-                await self._changed()
+                await self.changed()
         assert scope.cancelled_caught
         raise WaitTimeoutError(f"timed out after {deadline:g} s waiting for {what}")
 
-    def _deadline(self, timeout: float | None) -> float:
-        return self.timeout if timeout is None else seconds(timeout)
+    # -- the waits of Tab ------------------------------------------------------
 
-    # -- public waits ---------------------------------------------------------
-
-    async def wait_for_load(
-        self, state: LoadState = "load", *, timeout: float | None = None
-    ) -> None:
-        """Wait until the current top document reached ``state``.
-
-        ``commit`` < ``domcontentloaded`` < ``load`` < ``networkidle`` (load,
-        then no request in flight for 500 ms across the page and all its
-        frames). Returns at once when the state was already reached. When a
-        navigation has started but not yet committed, or the document is
-        replaced meanwhile, the new document is awaited.
-
-        Raises:
-            WaitTimeoutError: not reached within ``timeout`` (default: the browser's).
-            TargetClosedError: the tab closed.
-
-        Cancelling the caller simply stops waiting.
-        """
-        _check_state(state, "state")
-        deadline = self._deadline(timeout)
-        page = self._page
-        with anyio.move_on_after(deadline):
-            while page.navigating:  # started, not committed yet: await the new document
-                await self._changed()
-            await self._until_document(page.latest_document(), state)
+    async def load(self, wanted: LoadState, timeout: float) -> None:
+        """See ``Tab.wait_for_load``."""
+        state = self._state
+        with anyio.move_on_after(timeout):
+            while state.navigating:  # started, not committed yet: await the new document
+                await self.changed()
+            await self.until_document(state.latest_document(), wanted)
             return
-        raise WaitTimeoutError(f"the page did not reach {state!r} within {deadline:g} s")
+        raise WaitTimeoutError(f"the page did not reach {wanted!r} within {timeout:g} s")
 
-    async def wait_for_url(
-        self,
-        url: URLPattern,
-        *,
-        wait_until: LoadState = "load",
-        timeout: float | None = None,
-    ) -> None:
-        """Wait until the top document's URL matches, then until it reaches ``wait_until``.
-
-        Args:
-            url: a glob (``"**/checkout*"``: ``**`` any text, ``*`` any text
-                but ``/``; the whole URL must match), a compiled regex
-                (searched), or a function of the URL returning bool.
-            wait_until: the load state to wait for after the URL matched.
-            timeout: seconds (default: the browser's), for both parts.
-
-        Raises:
-            WaitTimeoutError: no match, or the state not reached, in time.
-            TargetClosedError: the tab closed.
-
-        Cancelling the caller simply stops waiting.
-        """
-        check(url_pattern=url, wait_until=wait_until, timeout=timeout)
+    async def url(self, url: URLPattern, wait_until: LoadState, timeout: float) -> None:
+        """See ``Tab.wait_for_url``."""
         matches = _url_matcher(url)
-        deadline = self._deadline(timeout)
-        page = self._page
-        with anyio.move_on_after(deadline):
-            while not matches(page.url):
-                await self._changed()
-            await self._until_document(page.latest_document(), wait_until)
+        state = self._state
+        with anyio.move_on_after(timeout):
+            while not matches(state.url):
+                await self.changed()
+            await self.until_document(state.latest_document(), wait_until)
             return
         raise WaitTimeoutError(
-            f"the URL did not match {url!r} (and reach {wait_until!r}) within {deadline:g} s;"
-            f" it is {page.url!r}"
+            f"the URL did not match {url!r} (and reach {wait_until!r}) within {timeout:g} s;"
+            f" it is {state.url!r}"
         )
 
-    async def wait_for_text(self, text: str, *, timeout: float | None = None) -> None:
-        """Wait until the top document's rendered text (``innerText``) contains ``text``.
-
-        Re-checked in the page on every DOM mutation.
-
-        Raises:
-            WaitTimeoutError: not there within ``timeout`` (default: the browser's).
-
-        Cancelling the caller stops waiting; the in-page observer removes
-        itself at the deadline.
-        """
-        check(text=text, timeout=timeout)
+    async def text(self, text: str, timeout: float) -> None:
+        """See ``Tab.wait_for_text``."""
         script = _TEXT_CHECK % json.dumps(text)
-        await self._in_page(script, self._deadline(timeout), f"text {text!r}", every_frame=False)
+        await self._in_page(script, timeout, f"text {text!r}", every_frame=False)
 
-    async def wait_for_selector(
-        self, selector: str, *, state: SelectorState = "visible", timeout: float | None = None
-    ) -> None:
-        """Wait until the first element matching a CSS selector is in ``state``.
-
-        ``attached``: in the DOM; ``detached``: not in the DOM; ``visible``:
-        in the DOM with a non-empty box and not ``visibility: hidden``;
-        ``hidden``: not visible or not in the DOM. Re-checked in the page on
-        every DOM mutation and CSS transition/animation end.
-
-        Raises:
-            InvalidArgumentError: unknown ``state``, empty ``selector``.
-            InvalidSelectorError: ``selector`` is not valid CSS.
-            WaitTimeoutError: not in that state within ``timeout`` (default: the browser's).
-
-        Cancelling the caller stops waiting; the in-page observer removes
-        itself at the deadline.
-        """
-        check(selector=selector, selector_state=state, timeout=timeout)
+    async def selector(self, selector: str, state: SelectorState, timeout: float) -> None:
+        """See ``Tab.wait_for_selector``."""
         script = _SELECTOR_CHECK % (json.dumps(selector), json.dumps(state))
         what = f"selector {selector!r} to be {state}"
-        await self._in_page(script, self._deadline(timeout), what, every_frame=False)
+        await self._in_page(script, timeout, what, every_frame=False)
 
-    async def wait_for_function(self, expression: str, *, timeout: float | None = None) -> Any:
-        """Wait until a JavaScript expression (or function) is truthy; return its value.
-
-        ``expression`` is re-evaluated in the page on every DOM mutation and
-        animation frame; when it evaluates to a function, that function is
-        called instead. The value must be JSON-serializable.
-
-        Raises:
-            KoBrowserError: the expression throws.
-            WaitTimeoutError: not truthy within ``timeout`` (default: the browser's).
-
-        Cancelling the caller stops waiting; the in-page loop ends itself at
-        the deadline.
-        """
-        check(expression=expression, timeout=timeout)
+    async def function(self, expression: str, timeout: float) -> Any:
+        """See ``Tab.wait_for_function``."""
         script = _FUNCTION_CHECK % expression
-        return await self._in_page(
-            script, self._deadline(timeout), f"function {expression!r}", every_frame=True
-        )
-
-    async def wait(self, ms: float) -> None:
-        """Sleep ``ms`` milliseconds (prefer the waits above: they react to the page)."""
-        check(ms=ms)
-        await anyio.sleep(ms / 1000)
+        return await self._in_page(script, timeout, f"function {expression!r}", every_frame=True)

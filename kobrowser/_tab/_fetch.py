@@ -1,6 +1,6 @@
 """Fetch the AX tree of every frame of a tab, concurrently.
 
-The only module of ``kobrowser.snapshot`` that talks to the browser. For each
+The snapshot's I/O (``kobrowser.snapshot`` itself is pure). For each
 frame session (the page and every out-of-process iframe) it asks, at once,
 for the frame tree and the AX tree of the session's own document; then for
 the AX trees of same-process child frames (``frameId`` on the same session)
@@ -19,20 +19,20 @@ import functools
 import itertools
 import weakref
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import msgspec
 
-from .._exceptions import InvalidSelectorError, KoBrowserError
-from ._ax import AXNode, decode_ax_tree
-from ._tree import FrameAX, prebuild_frame
+from .._exceptions import InvalidSelectorError, KoBrowserError, SnapshotTooLargeError
+from ..snapshot._ax import AXNode, decode_ax_tree
+from ..snapshot._tree import FrameAX, prebuild_frame
 
 if TYPE_CHECKING:
     from .._clickable import ClickableMaps
     from ..cdp import BatchCall, CDPSession
 
-__all__ = ["FetchedFrames", "FrameDocument", "fetch_frames", "resolve_scope"]
+__all__ = ["FetchCache", "FetchedFrames", "FrameDocument", "fetch_frames", "resolve_scope"]
 
 
 class _Frame(msgspec.Struct, gc=False):
@@ -95,15 +95,25 @@ _DESCRIBED = msgspec.json.Decoder(_Described)
 _SCOPE_GROUPS = itertools.count(1)
 
 
-_known_children: weakref.WeakKeyDictionary[CDPSession, tuple[str, ...]] = (
-    weakref.WeakKeyDictionary()
-)
-"""Session -> its same-process child frames at its last snapshot (prefetched next time)."""
+class FetchCache:
+    """What one tab's fetches keep between snapshots.
 
-_tree_cache: weakref.WeakKeyDictionary[CDPSession, tuple[int, _FrameTreeNode]] = (
-    weakref.WeakKeyDictionary()
-)
-"""Session -> (frame-tree version, frame tree) as last read (see fetch_frames)."""
+    Attributes:
+        owners: frame id -> owner ``<iframe>`` backend node id (an owner
+            never changes for a frame's life).
+        children: session -> its same-process child frames at its last
+            snapshot (prefetched next time).
+        trees: session -> (frame-tree version, frame tree) as last read.
+    """
+
+    def __init__(self) -> None:
+        self.owners: dict[str, int] = {}
+        self.children: weakref.WeakKeyDictionary[CDPSession, tuple[str, ...]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self.trees: weakref.WeakKeyDictionary[CDPSession, tuple[int, _FrameTreeNode]] = (
+            weakref.WeakKeyDictionary()
+        )
 
 
 class FrameDocument(msgspec.Struct):
@@ -152,14 +162,63 @@ def _child_ax(session: CDPSession, frame_id: str, clickable: ClickableMaps | Non
     return (session, _AX, {"frameId": frame_id}, decode)
 
 
+class AXBudget:
+    """The bytes of AX data one snapshot may read (None: no limit).
+
+    Each AX tree's answer is counted before it is decoded; past the limit
+    the rest are not decoded and the snapshot fails with
+    :class:`~kobrowser.SnapshotTooLargeError` naming the limit.
+    """
+
+    __slots__ = ("limit", "used")
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self.used = 0
+
+    def wrap(self, requests: list[BatchCall]) -> list[BatchCall]:
+        """``requests`` with the decoders of their AX tree calls counting bytes."""
+        if self.limit is None:
+            return requests
+        return [
+            (session, method, params, self._counted(decode) if method == _AX else decode)
+            for session, method, params, decode in requests
+        ]
+
+    def _counted(self, decode: Callable[[msgspec.Raw], Any] | None) -> Callable[[msgspec.Raw], Any]:
+        def counted(raw: msgspec.Raw) -> Any:
+            assert self.limit is not None
+            self.used += len(raw)
+            if self.used > self.limit:
+                raise SnapshotTooLargeError(
+                    f"the page's accessibility data is over the snapshot limit of "
+                    f"{self.limit:,} bytes ({self.used:,} bytes when reading stopped); "
+                    "raise Browser.snapshot_limit to snapshot it",
+                    limit=self.limit,
+                    size=self.used,
+                )
+            return raw if decode is None else decode(raw)
+
+        return counted
+
+    @staticmethod
+    def checked(results: list[Any]) -> list[Any]:
+        """``results``, unless one of them went over the limit (raised)."""
+        for result in results:
+            if isinstance(result, SnapshotTooLargeError):
+                raise result
+        return results
+
+
 async def fetch_frames(
     page: CDPSession,
     oopifs: Sequence[tuple[str, CDPSession, CDPSession]],
     *,
     timeout: float,
-    owner_cache: dict[str, int],
+    cache: FetchCache,
     frame_tree_version: Callable[[CDPSession], int | None] | None = None,
     clickable: ClickableMaps | None = None,
+    limit: int | None = None,
 ) -> FetchedFrames:
     """Fetch every frame's AX tree concurrently and link child frames to owners.
 
@@ -177,8 +236,8 @@ async def fetch_frames(
         page: the tab's page session (its main frame is the top document).
         oopifs: ``(frame_id, session, parent_session)`` of each out-of-process frame.
         timeout: deadline of each batch of CDP calls, in seconds.
-        owner_cache: frame id -> owner ``<iframe>`` backend node id, kept by the
-            caller between snapshots (an owner never changes for a frame's life).
+        cache: what the tab keeps between its snapshots (owners, frame trees,
+            same-process children).
         frame_tree_version: a session's count of frame-tree events (frame
             attached, detached, navigated...), or None when they are not
             followed. A session's frame tree is asked for only when the
@@ -193,11 +252,12 @@ async def fetch_frames(
     Raises:
         KoBrowserError: the top document could not be read.
     """
-    fetched = await _fetch(page, oopifs, timeout, owner_cache, frame_tree_version, clickable)
+    budget = AXBudget(limit)
+    fetched = await _fetch(page, oopifs, timeout, cache, frame_tree_version, clickable, budget)
     if fetched is None:
         # A frame tree reused from the cache changed while the AX trees were
         # read: read everything again, asking for every frame tree this time.
-        fetched = await _fetch(page, oopifs, timeout, owner_cache, None, clickable)
+        fetched = await _fetch(page, oopifs, timeout, cache, None, clickable, budget)
     assert fetched is not None
     return fetched
 
@@ -206,10 +266,12 @@ async def _fetch(
     page: CDPSession,
     oopifs: Sequence[tuple[str, CDPSession, CDPSession]],
     timeout: float,
-    owner_cache: dict[str, int],
+    cache: FetchCache,
     frame_tree_version: Callable[[CDPSession], int | None] | None,
     clickable: ClickableMaps | None,
+    budget: AXBudget,
 ) -> FetchedFrames | None:
+    owner_cache = cache.owners
     # (session, parent session, the frame id of its document if known)
     sessions: list[tuple[CDPSession, CDPSession | None, str | None]] = [(page, None, None)]
     sessions += [(session, parent, frame_id) for frame_id, session, parent in oopifs]
@@ -221,7 +283,7 @@ async def _fetch(
     for session, _parent, own_id in sessions:
         version = frame_tree_version(session) if frame_tree_version is not None else None
         versions.append(version)
-        cached = _tree_cache.get(session)
+        cached = cache.trees.get(session)
         if version is not None and cached is not None and cached[0] == version:
             reused[session] = cached[1]
             tree_index = -1
@@ -241,11 +303,13 @@ async def _fetch(
             else functools.partial(_ax_frame, own_id, session, clickable)
         )
         requests.append((session, _AX, None, own_decode))
-        for frame_id in _known_children.get(session, ()):
+        for frame_id in cache.children.get(session, ()):
             asked[frame_id] = len(requests)
             requests.append(_child_ax(session, frame_id, clickable))
         slots.append((tree_index, asked))
-    results = await page.connection.call_many(requests, timeout=timeout)
+    results = budget.checked(
+        await page.connection.call_many(budget.wrap(requests), timeout=timeout)
+    )
     if clickable is not None:
         for session, map_index in map_calls:
             if isinstance(results[map_index], KoBrowserError):
@@ -281,10 +345,10 @@ async def _fetch(
     ):
         root = reused.get(session) or results[tree_index]
         if isinstance(root, KoBrowserError) or not ok:
-            _tree_cache.pop(session, None)
+            cache.trees.pop(session, None)
         else:
             assert version is not None
-            _tree_cache[session] = (version, root)
+            cache.trees[session] = (version, root)
         if isinstance(root, KoBrowserError):
             if parent is None:
                 raise root
@@ -318,11 +382,13 @@ async def _fetch(
                     later_frames.append((frame.id, False))
                 need_owner(frame.id, session)
             stack.extend(node.childFrames)
-        _known_children[session] = tuple(children)
+        cache.children[session] = tuple(children)
 
     if later:
         for (frame_id, is_owner), result in zip(
-            later_frames, await page.connection.call_many(later, timeout=timeout), strict=True
+            later_frames,
+            budget.checked(await page.connection.call_many(budget.wrap(later), timeout=timeout)),
+            strict=True,
         ):
             if not is_owner:
                 trees[frame_id] = result

@@ -19,7 +19,6 @@ re-check their condition when, and only when, something happened.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -28,17 +27,12 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 import msgspec
 
-from ._exceptions import KoBrowserError
-from ._storage import track_origins
-from ._tab_core import TabCore
-from .cdp._events import ATTACHED, DETACHED
+from ..cdp._events import ATTACHED, DETACHED
 
 if TYPE_CHECKING:
-    from ._browser import Browser, BrowserContext
-    from ._tab import Tab
-    from .cdp import CDPSession
+    from ..cdp import CDPSession
 
-__all__ = ["LoadState", "PageState", "PageStateMixin", "Response"]
+__all__ = ["LOAD_STATES", "NETWORK_IDLE_S", "LoadState", "PageState", "Response"]
 
 LoadState = Literal["commit", "domcontentloaded", "load", "networkidle"]
 LOAD_STATES: tuple[str, ...] = ("commit", "domcontentloaded", "load", "networkidle")
@@ -377,66 +371,3 @@ class PageState:
             if not self._inflight:
                 self._idle_since = time.monotonic()
             self._notify()
-
-
-class PageStateMixin(TabCore):
-    """Gives a tab its :class:`PageState` and enables the domains it needs."""
-
-    def __init__(self, browser: Browser, session: CDPSession, target_id: str) -> None:
-        super().__init__(browser, session, target_id)
-        self._page = PageState(target_id, self._on_frame_attached)
-        self._ready = anyio.Event()  # set once the browser finished setting the tab up
-        self._init_error: KoBrowserError | None = None
-        self._context_id: str | None = None
-        self._opener_id: str | None = None
-
-    @property
-    def url(self) -> str:
-        """The URL of the top document (updated by every navigation, incl. #hash)."""
-        return self._page.url
-
-    @property
-    def context(self) -> BrowserContext | None:
-        """The isolated context this tab lives in (None: the browser's default one)."""
-        if self._context_id is None:
-            return None
-        return self._browser._contexts.get(self._context_id)
-
-    @property
-    def opener(self) -> Tab | None:
-        """The tab that opened this one (popups, ``target=_blank``), if still open."""
-        return self._browser._targets.get(self._opener_id) if self._opener_id else None
-
-    async def _init(self) -> None:
-        self._page.watch_page(self.cdp)
-        # Page first: lifecycle events are only reported with it enabled, and
-        # enabling them reports the current document's states so far.
-        await self.cdp.send("Page.enable")
-        await self.cdp.send("Network.enable")
-        await self.cdp.send("Page.setLifecycleEventsEnabled", {"enabled": True})
-        await super()._init()
-        tree = await self.cdp.send("Page.getFrameTree")
-        self._page.seed(tree.get("frameTree", {}).get("frame", {}))
-        await self._seed_ready_state()
-
-    async def _seed_ready_state(self) -> None:
-        """A tab set up late (a popup) may have missed its document's events."""
-        page = self._page
-        loader = page.loader_id
-        if not loader or page.reached(loader, "load"):
-            return
-        with contextlib.suppress(KoBrowserError):
-            state = await self.evaluate("document.readyState", timeout=self.timeout)
-            if page.loader_id == loader and state in ("interactive", "complete"):
-                page.mark(loader, "load" if state == "complete" else "domcontentloaded")
-
-    def _on_frame_attached(self, session: CDPSession) -> None:
-        context = self.context or self._browser.default_context
-        track_origins(session, lambda: context)
-
-        async def enable_network() -> None:
-            with contextlib.suppress(KoBrowserError):  # the frame may be gone already
-                await session.send("Network.enable", timeout=self.timeout)
-                await context._emulation.set_up_frame(session)
-
-        self._browser._spawn(enable_network)

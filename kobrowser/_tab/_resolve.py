@@ -31,10 +31,10 @@ from .._exceptions import (
     TargetClosedError,
     UnknownElementError,
 )
-from .._tab_core import runtime_value
 from .._validate import element_id as check_id
 from ..snapshot._roles import role_info
 from . import _scripts
+from ._runtime import runtime_value
 
 if TYPE_CHECKING:
     from .._snapshot import Element, Snapshot

@@ -1,0 +1,233 @@
+"""Keyboard and form actions of a tab: focus, fill, type, press, select, check, upload.
+
+Each resolves the id like the pointer actions (``_pointer``) and fails with
+a clear error when the element is not of the kind the action needs.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .._exceptions import (
+    InvalidArgumentError,
+    NotInteractableError,
+    ProtocolError,
+    WrongElementKindError,
+)
+from .._validate import existing_files
+from . import _scripts
+from ._acting import ActionContext, left
+from ._input import press_combo, type_text
+from ._pointer import click
+from ._resolve import Target, call, locate
+
+__all__ = ["check", "fill", "focus", "press", "select", "type_into", "uncheck", "upload"]
+
+_CHECKABLE = ("checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio")
+
+
+async def focus(ctx: ActionContext, element_id: int, *, timeout: float | None = None) -> None:
+    """Give element ``element_id`` the keyboard focus."""
+
+    async def body(target: Target, deadline: float) -> None:
+        await _focus(target, deadline)
+
+    await ctx.run(element_id, timeout, body)
+
+
+async def _focus(target: Target, deadline: float) -> None:
+    try:
+        await target.session.send(
+            "DOM.focus", {"objectId": target.object_id}, timeout=left(deadline)
+        )
+    except ProtocolError as exc:
+        raise NotInteractableError(
+            f"element {target.element.id} cannot take the keyboard focus: {exc.message}",
+            target.element.id,
+        ) from None
+
+
+async def fill(
+    ctx: ActionContext, element_id: int, value: str, *, timeout: float | None = None
+) -> None:
+    """Replace the value of a text field, textarea or contenteditable element.
+
+    Uses real text input (``Input.insertText``), so frameworks that
+    control the input (React, Vue) see normal input events. Date, color,
+    range and similar inputs get their value set directly.
+
+    Raises:
+        WrongElementKindError: the element is not something that can be filled.
+    """
+
+    async def body(target: Target, deadline: float) -> None:
+        await locate(target, timeout=left(deadline), hit=False)
+        prepared = await call(
+            target.session,
+            target.object_id,
+            _scripts.FILL_PREPARE,
+            value,
+            timeout=left(deadline),
+        )
+        if prepared.get("error"):
+            raise WrongElementKindError(
+                f"cannot fill element {element_id} ({target.element.role}): {prepared['error']}",
+                element_id,
+            )
+        if prepared.get("done"):
+            return
+        if value:
+            await ctx.page.send("Input.insertText", {"text": value}, timeout=left(deadline))
+        else:
+            await press_combo(ctx.page, "Delete", timeout=left(deadline))
+
+    await ctx.run(element_id, timeout, body)
+
+
+async def type_into(
+    ctx: ActionContext,
+    element_id: int,
+    text: str,
+    *,
+    delay: float = 0,
+    timeout: float | None = None,
+) -> None:
+    """Focus element ``element_id`` and type ``text`` with real key events.
+
+    Args:
+        delay: milliseconds between key presses.
+    """
+
+    async def body(target: Target, deadline: float) -> None:
+        await locate(target, timeout=left(deadline), hit=False)
+        await _focus(target, deadline)
+        await type_text(ctx.page, text, delay=delay, timeout=left(deadline))
+
+    await ctx.run(element_id, timeout, body)
+
+
+async def press(ctx: ActionContext, key: str, *, timeout: float | None = None) -> None:
+    """Press a key or combination on the focused element: ``"Enter"``, ``"Control+a"``.
+
+    Raises:
+        ValueError: unknown key or modifier.
+    """
+    await press_combo(ctx.page, key, timeout=ctx.limit(timeout))
+
+
+async def select(
+    ctx: ActionContext, element_id: int, *values: str, timeout: float | None = None
+) -> None:
+    """Select options of a ``<select>`` by value or label (several if ``multiple``).
+
+    Raises:
+        WrongElementKindError: the element is not a select.
+        ValueError: an option is missing (the message lists the available ones).
+    """
+
+    async def body(target: Target, deadline: float) -> None:
+        await locate(target, timeout=left(deadline), hit=False)
+        result = await call(
+            target.session,
+            target.object_id,
+            _scripts.SELECT_OPTIONS,
+            list(values),
+            timeout=left(deadline),
+        )
+        error = result.get("error")
+        if error == "kind":
+            raise WrongElementKindError(
+                f"element {element_id} ({target.element.role}) is not a <select>",
+                element_id,
+            )
+        if error == "missing":
+            raise InvalidArgumentError(
+                f"values: element {element_id} has no option {result['wanted']!r}; "
+                f"expected one of its options: {', '.join(result['available'])}",
+                argument="values",
+            )
+        if error == "disabled":
+            raise NotInteractableError(
+                f"option {result['wanted']!r} of element {element_id} is disabled",
+                element_id,
+            )
+        if error == "single":
+            raise InvalidArgumentError(
+                f"values: got {len(values)}; element {element_id} allows only one selected option",
+                argument="values",
+            )
+
+    await ctx.run(element_id, timeout, body)
+
+
+async def check(ctx: ActionContext, element_id: int, *, timeout: float | None = None) -> None:
+    """Make a checkbox, radio or switch checked (no-op when it already is)."""
+    await _set_checked(ctx, element_id, True, timeout)
+
+
+async def uncheck(ctx: ActionContext, element_id: int, *, timeout: float | None = None) -> None:
+    """Make a checkbox or switch unchecked (no-op when it already is)."""
+    await _set_checked(ctx, element_id, False, timeout)
+
+
+async def _set_checked(
+    ctx: ActionContext, element_id: int, wanted: bool, timeout: float | None
+) -> None:
+    limit = ctx.limit(timeout)
+    target = await ctx.resolve(element_id, limit)
+    state = await call(target.session, target.object_id, _scripts.CHECKED, timeout=limit)
+    if state is None or target.element.role not in (*_CHECKABLE, "button"):
+        raise WrongElementKindError(
+            f"element {element_id} ({target.element.role}) cannot be checked", element_id
+        )
+    if state is wanted:
+        return
+    await click(ctx, element_id, timeout=timeout)
+    # Toggling keeps the node, role and name: the same handle reads the new state.
+    state = await call(target.session, target.object_id, _scripts.CHECKED, timeout=limit)
+    if state is not wanted:
+        raise NotInteractableError(
+            f"clicking element {element_id} did not {'check' if wanted else 'uncheck'} it",
+            element_id,
+        )
+
+
+async def upload(
+    ctx: ActionContext,
+    element_id: int,
+    *files: str | os.PathLike[str],
+    timeout: float | None = None,
+) -> None:
+    """Set the files of an ``<input type=file>``.
+
+    Raises:
+        FileNotFoundError: a file does not exist.
+        WrongElementKindError: the element is not a file input.
+    """
+    paths = existing_files(files)
+
+    async def body(target: Target, deadline: float) -> None:
+        kind = await call(
+            target.session,
+            target.object_id,
+            _scripts.INFO,
+            "kind",
+            timeout=left(deadline),
+        )
+        if kind.get("tag") != "input" or kind.get("type") != "file":
+            raise WrongElementKindError(
+                f"element {element_id} ({target.element.role}) is not a file input",
+                element_id,
+            )
+        if len(paths) > 1 and not kind.get("multiple"):
+            raise InvalidArgumentError(
+                f"files: got {len(paths)}; element {element_id} accepts one file",
+                argument="files",
+            )
+        await target.session.send(
+            "DOM.setFileInputFiles",
+            {"files": paths, "objectId": target.object_id},
+            timeout=left(deadline),
+        )
+
+    await ctx.run(element_id, timeout, body)

@@ -1,0 +1,125 @@
+"""Navigation of a tab: open, back, forward, reload.
+
+Each returns once the requested load state is reached (see
+``Tab.wait_for_load``), with the document's HTTP :class:`~kobrowser.Response`;
+HTTP error pages are responses, not errors. Network-level failures raise
+:class:`~kobrowser.NavigationError`; a deadline raises
+:class:`~kobrowser.WaitTimeoutError` naming the state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from .._exceptions import NavigationError, ProtocolError, WaitTimeoutError
+from ._pagestate import LoadState, PageState, Response
+
+if TYPE_CHECKING:
+    from ..cdp import CDPSession
+    from ._waits import Waiter
+
+__all__ = ["Navigator"]
+
+# Chrome reports an HTTP error status with an empty body as a failed load;
+# for us it is a response like any other.
+_HTTP_ERROR = "net::ERR_HTTP_RESPONSE_CODE_FAILURE"
+
+
+class Navigator:
+    """Navigates one tab's top frame and waits for the load state asked for."""
+
+    def __init__(self, page: CDPSession, state: PageState, waits: Waiter) -> None:
+        self._page = page
+        self._state = state
+        self._waits = waits
+
+    async def open(
+        self, url: str, wait_until: LoadState, timeout: float, referrer: str | None
+    ) -> Response | None:
+        """See ``Tab.open``."""
+        params: dict[str, Any] = {"url": url}
+        if referrer:
+            params["referrer"] = referrer
+        state = self._state
+
+        async def navigate() -> str | None:
+            before = state.navigations
+            try:
+                result = await self._page.send("Page.navigate", params, timeout=timeout)
+            except ProtocolError as exc:
+                raise NavigationError(f"cannot open {url!r}: {exc.message}") from None
+            error = result.get("errorText")
+            if error and error != _HTTP_ERROR:
+                raise NavigationError(f"cannot open {url!r}: {error}")
+            loader: str | None = result.get("loaderId")
+            if loader is None and state.url != url:
+                # Same-document: Chrome may answer before it reports the new URL.
+                while state.navigations == before:
+                    await self._waits.changed()
+            return loader
+
+        return await self._navigation(navigate, wait_until, timeout, f"{url!r}")
+
+    async def reload(self, wait_until: LoadState, timeout: float) -> Response | None:
+        """See ``Tab.reload``."""
+        return await self._by_event(
+            lambda: self._page.send("Page.reload"), wait_until, timeout, "reload"
+        )
+
+    async def history(self, delta: int, wait_until: LoadState, timeout: float) -> Response | None:
+        """Go ``delta`` entries through history (see ``Tab.back``, ``Tab.forward``)."""
+        history = await self._page.send("Page.getNavigationHistory", timeout=timeout)
+        index = history["currentIndex"] + delta
+        entries = history["entries"]
+        if not 0 <= index < len(entries):
+            return None
+        entry_id = entries[index]["id"]
+        what = "back" if delta < 0 else "forward"
+        return await self._by_event(
+            lambda: self._page.send(
+                "Page.navigateToHistoryEntry", {"entryId": entry_id}, timeout=timeout
+            ),
+            wait_until,
+            timeout,
+            what,
+        )
+
+    async def _by_event(
+        self,
+        call: Callable[[], Awaitable[Any]],
+        wait_until: LoadState,
+        timeout: float,
+        what: str,
+    ) -> Response | None:
+        """Navigate by ``call`` (no loader id in its answer): the next top-frame navigation."""
+        state = self._state
+
+        async def navigate() -> str | None:
+            before = state.navigations
+            latest = state.latest_document()
+            await call()
+            while state.navigations == before:
+                await self._waits.changed()
+            new = state.latest_document()
+            return new if new != latest else None
+
+        return await self._navigation(navigate, wait_until, timeout, what)
+
+    async def _navigation(
+        self,
+        navigate: Callable[[], Awaitable[str | None]],
+        wait_until: LoadState,
+        timeout: float,
+        what: str,
+    ) -> Response | None:
+        with anyio.move_on_after(timeout):
+            loader = await navigate()
+            if loader is None:
+                return None  # same document: nothing loads
+            loader = await self._waits.until_document(loader, wait_until)
+            response = self._state.response(loader)
+            return response if response is not None else Response(self._state.url, 0)
+        raise WaitTimeoutError(f"{what} did not reach {wait_until!r} within {timeout:g} s")

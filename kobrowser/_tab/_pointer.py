@@ -1,0 +1,312 @@
+"""Pointer actions of a tab: click, hover, drag, scroll, by snapshot id.
+
+Every action resolves the id through the tab's last snapshot and verifies
+the element is still the one that snapshot showed (same document, same
+role and name) before touching it; then it waits for actionability and
+dispatches trusted input. A stale id raises
+:class:`~kobrowser.StaleElementError` and never acts on another element.
+
+Cancelling an action abandons it between CDP calls; input already
+dispatched is not undone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+
+from .._exceptions import (
+    KoBrowserError,
+    NotInteractableError,
+    ProtocolError,
+    TargetClosedError,
+)
+from . import _scripts
+from ._acting import ActionContext, left
+from ._input import modifier_mask
+from ._resolve import Target, call, locate
+
+__all__ = ["GUARD_MS", "click", "dblclick", "drag", "hover", "scroll", "scroll_into_view"]
+
+GUARD_MS = 5000  # cleared right after each action; only a safety net
+_HOVER_TRIES = 3  # moves sent before hover gives up on a frame that never sees them
+_GUARD_READ_S = 5.0  # deadline floor for reading a guard after input was sent
+
+
+async def click(
+    ctx: ActionContext,
+    element_id: int,
+    *,
+    button: str = "left",
+    click_count: int = 1,
+    modifiers: Sequence[str] = (),
+    timeout: float | None = None,
+) -> None:
+    """Click element ``element_id`` of the last snapshot with a trusted mouse click.
+
+    Waits (up to ``timeout``) until the element is visible, stable,
+    enabled and is what receives the pointer; a point of the element not
+    covered by another is chosen. Pointer events that would reach any
+    other element (the page changed between the check and the click)
+    are blocked and the click is retried.
+
+    Args:
+        element_id: the id from the latest snapshot.
+        button: ``"left"``, ``"right"`` or ``"middle"``.
+        click_count: 2 for a double click.
+        modifiers: keys held during the click, e.g. ``["Shift"]``.
+        timeout: seconds (default: the browser's timeout).
+
+    Raises:
+        NoSnapshotError, UnknownElementError, StaleElementError,
+        NotInteractableError (names the covering element), ValueError.
+    """
+    mask = modifier_mask(modifiers)
+    limit = ctx.limit(timeout)
+    deadline = anyio.current_time() + limit
+    for _ in range(5):
+        target = await ctx.resolve(element_id, left(deadline))
+        x, y, _rect = await locate(target, timeout=left(deadline), guard_ms=GUARD_MS)
+        await ctx.mouse.click(
+            x,
+            y,
+            timeout=left(deadline),
+            button=button,
+            click_count=click_count,
+            modifiers=mask,
+        )
+        guards = await _read_guards(target, deadline, wait={"mouseup": click_count})
+        if guards is None or not guards[1]:
+            return
+        if guards[0]:
+            raise NotInteractableError(
+                f"element {element_id} moved while it was clicked: part of the click "
+                "was blocked before it reached another element. Take a new snapshot.",
+                element_id,
+            )
+    raise NotInteractableError(
+        f"element {element_id} kept moving away from the pointer; no click was delivered",
+        element_id,
+    )
+
+
+async def _read_guards(
+    target: Target,
+    deadline: float,
+    *,
+    keep: bool = False,
+    wait: dict[str, int] | None = None,
+) -> tuple[int, int, int] | None:
+    """Read (and unless ``keep``, disarm) the pointer guards ``locate`` armed.
+
+    The guard is armed in the element's frame and in every parent frame
+    (around the ``<iframe>`` on the way), so all of them are read: an
+    event blocked in a parent frame never reached the element either.
+
+    Returns:
+        (events that reached the element, events blocked in any frame,
+        mouse moves the element's frame saw), or None when the element's
+        frame is gone (the click navigated).
+    """
+    own = await _guard_call(target.session, target.object_id, keep, deadline, wait)
+    if own is None:
+        return None
+    blocked = int(own.get("blocked", 0))
+    for parent_session, owner in target.chain:
+        try:
+            resolved = await parent_session.send(
+                "DOM.resolveNode",
+                {"backendNodeId": owner, "objectGroup": "kobrowser"},
+                timeout=left(deadline),
+            )
+        except KoBrowserError:
+            continue
+        owner_id = resolved.get("object", {}).get("objectId")
+        if owner_id is None:
+            continue
+        guard = await _guard_call(parent_session, owner_id, keep, deadline, None)
+        if guard is not None:
+            blocked += int(guard.get("blocked", 0))
+    return int(own.get("ok", 0)), blocked, int(own.get("moves", 0))
+
+
+async def _guard_call(
+    session: Any,
+    object_id: str,
+    keep: bool,
+    deadline: float,
+    wait: dict[str, int] | None,
+) -> dict[str, int] | None:
+    try:
+        guard = await call(
+            session,
+            object_id,
+            _scripts.GUARD_READ,
+            keep,
+            wait,
+            # The input is already sent: finding out where it went must
+            # not be cut short by the action's own (nearly spent) deadline.
+            timeout=max(left(deadline), _GUARD_READ_S),
+            await_promise=True,
+        )
+    except (ProtocolError, TargetClosedError):
+        return None  # the input navigated or closed the frame: it was delivered
+    return guard if isinstance(guard, dict) else None
+
+
+async def dblclick(ctx: ActionContext, element_id: int, *, timeout: float | None = None) -> None:
+    """Double-click element ``element_id`` (see :meth:`click`)."""
+    await click(ctx, element_id, click_count=2, timeout=timeout)
+
+
+async def hover(ctx: ActionContext, element_id: int, *, timeout: float | None = None) -> None:
+    """Move the mouse over element ``element_id`` (waits for actionability).
+
+    Returns once the element's frame has seen the pointer; a move that
+    Chrome delivered elsewhere (an out-of-process frame whose input
+    routing was not ready) is sent again.
+
+    Raises:
+        NoSnapshotError, UnknownElementError, StaleElementError,
+        NotInteractableError (covered, or its frame never received the
+        pointer after three moves).
+    """
+
+    async def body(target: Target, deadline: float) -> None:
+        x, y, _ = await locate(target, timeout=left(deadline), enabled=False, guard_ms=GUARD_MS)
+        moved = (x, y) != (ctx.mouse.x, ctx.mouse.y)
+        await ctx.mouse.move(x, y, timeout=left(deadline))
+        if not moved:
+            await _read_guards(target, deadline)
+            return
+        # Returns once the element's frame has seen the move (an
+        # out-of-process frame gets it after the page acknowledged it).
+        for _ in range(_HOVER_TRIES):
+            guards = await _read_guards(target, deadline, keep=True, wait={"mousemove": 1})
+            if guards is None:
+                return  # the frame went away
+            if guards[2]:
+                await _read_guards(target, deadline)
+                return
+            # The frame never saw the pointer: Chrome sent the move to the
+            # page (an out-of-process frame's input routing not ready yet,
+            # on a loaded machine). Step aside and come back.
+            await ctx.mouse.move(x + 1, y, timeout=left(deadline))
+            await ctx.mouse.move(x, y, timeout=left(deadline))
+        await _read_guards(target, deadline)
+        raise NotInteractableError(
+            f"the mouse moved over element {element_id}, but its frame never "
+            "received the pointer. Take a new snapshot and try again.",
+            element_id,
+        )
+
+    await ctx.run(element_id, timeout, body)
+
+
+async def drag(
+    ctx: ActionContext,
+    source_id: int,
+    target_id: int,
+    *,
+    steps: int = 8,
+    timeout: float | None = None,
+) -> None:
+    """Drag element ``source_id`` onto element ``target_id`` with the mouse.
+
+    Works for pointer-driven drags and for HTML5 drag and drop.
+    """
+    limit = ctx.limit(timeout)
+    deadline = anyio.current_time() + limit
+    source = await ctx.resolve(source_id, limit)
+    x1, y1, _ = await locate(source, timeout=left(deadline), guard_ms=GUARD_MS)
+    kind = await call(
+        source.session, source.object_id, _scripts.INFO, "kind", timeout=left(deadline)
+    )
+    # An HTML5-draggable source starts a drag the browser reports (and we
+    # must wait for, however slow the machine); a pointer-driven one never does.
+    drag_wait = 2.0 if isinstance(kind, dict) and kind.get("draggable") else 0.05
+    dest = await ctx.resolve(target_id, left(deadline))
+    x2, y2, _ = await locate(dest, timeout=left(deadline), enabled=False)
+    page, mouse = ctx.page, ctx.mouse
+    await page.send("Input.setInterceptDrags", {"enabled": True}, timeout=left(deadline))
+    try:
+        with page.subscribe("Input.dragIntercepted") as drags:
+            await mouse.move(x1, y1, timeout=left(deadline))
+            await mouse.down(timeout=left(deadline))
+            # The guard only protects the press: the release happens over
+            # the drop target, which the guard would block.
+            pressed = await _read_guards(source, deadline, keep=True, wait={"mousedown": 1})
+            if pressed is not None and pressed[1]:
+                await mouse.up(timeout=left(deadline))
+                await _read_guards(source, deadline)
+                raise NotInteractableError(
+                    f"element {source_id} moved as the drag started: the press was "
+                    "blocked before it reached another element. Take a new snapshot.",
+                    source_id,
+                )
+            await _read_guards(source, deadline)
+            await mouse.move(x2, y2, timeout=left(deadline), steps=steps, buttons=1)
+            data = None
+            with anyio.move_on_after(min(drag_wait, left(deadline))):
+                data = (await drags.next()).params.get("data")
+            if data is not None:
+                for kind in ("dragEnter", "dragOver", "drop"):
+                    await page.send(
+                        "Input.dispatchDragEvent",
+                        {"type": kind, "x": x2, "y": y2, "data": data},
+                        timeout=left(deadline),
+                    )
+            await mouse.up(timeout=left(deadline))
+    finally:
+        with (
+            anyio.CancelScope(shield=True),
+            anyio.move_on_after(2),
+            contextlib.suppress(KoBrowserError),
+        ):
+            await page.send("Input.setInterceptDrags", {"enabled": False}, timeout=2)
+
+
+async def scroll_into_view(
+    ctx: ActionContext, element_id: int, *, timeout: float | None = None
+) -> None:
+    """Scroll element ``element_id`` into view (in every frame on the way)."""
+
+    async def body(target: Target, deadline: float) -> None:
+        await locate(target, timeout=left(deadline), hit=False, enabled=False)
+
+    await ctx.run(element_id, timeout, body)
+
+
+async def scroll(
+    ctx: ActionContext,
+    direction: str = "down",
+    amount: float = 600,
+    *,
+    timeout: float | None = None,
+) -> None:
+    """Scroll the page with the mouse wheel at the viewport's centre.
+
+    Args:
+        direction: ``"up"``, ``"down"``, ``"left"`` or ``"right"``.
+        amount: CSS pixels.
+    """
+    vectors = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}
+    limit = ctx.limit(timeout)
+    metrics = await ctx.page.send("Page.getLayoutMetrics", timeout=limit)
+    viewport = metrics.get("cssLayoutViewport", {})
+    x = viewport.get("clientWidth", 800) / 2
+    y = viewport.get("clientHeight", 600) / 2
+    dx, dy = vectors[direction]
+    await ctx.mouse.wheel(x, y, dx * amount, dy * amount, timeout=limit)
+    # Let the scroll land before the next snapshot reads the page.
+    await ctx.page.send(
+        "Runtime.evaluate",
+        {
+            "expression": "new Promise(r => requestAnimationFrame(() => r()))",
+            "awaitPromise": True,
+        },
+        timeout=limit,
+    )

@@ -1,0 +1,116 @@
+"""Reading elements by id: text, HTML, value, attributes, box and states.
+
+Each call checks the element is still the one the snapshot showed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._exceptions import WrongElementKindError
+from . import _scripts
+from ._acting import ActionContext, left
+from ._resolve import Target, call, locate
+
+__all__ = ["attr", "box", "html", "is_checked", "is_enabled", "is_visible", "text", "value"]
+
+
+async def _info(
+    ctx: ActionContext, element_id: int, what: str, arg: Any, timeout: float | None
+) -> Any:
+    async def body(target: Target, deadline: float) -> Any:
+        return await call(
+            target.session,
+            target.object_id,
+            _scripts.INFO,
+            what,
+            arg,
+            timeout=left(deadline),
+        )
+
+    return await ctx.run(element_id, timeout, body)
+
+
+async def text(ctx: ActionContext, element_id: int, *, timeout: float | None = None) -> str:
+    """See ``Tab.text``: a text line's whole text, or an element's ``innerText``."""
+
+    async def body(target: Target, deadline: float) -> Any:
+        if target.element.role == "text":
+            return target.element.name
+        return await call(
+            target.session,
+            target.object_id,
+            _scripts.INFO,
+            "text",
+            None,
+            timeout=left(deadline),
+        )
+
+    return str(await ctx.run(element_id, timeout, body) or "")
+
+
+async def html(ctx: ActionContext, element_id: int, *, timeout: float | None = None) -> str:
+    """The outer HTML of element ``element_id``."""
+    return str(await _info(ctx, element_id, "html", None, timeout) or "")
+
+
+async def value(ctx: ActionContext, element_id: int, *, timeout: float | None = None) -> str | None:
+    """The current value of a form field (None for elements without one)."""
+    result = await _info(ctx, element_id, "value", None, timeout)
+    return None if result is None else str(result)
+
+
+async def attr(
+    ctx: ActionContext, element_id: int, name: str, *, timeout: float | None = None
+) -> str | None:
+    """The value of attribute ``name`` (None when absent)."""
+    result = await _info(ctx, element_id, "attr", name, timeout)
+    return None if result is None else str(result)
+
+
+async def is_visible(ctx: ActionContext, element_id: int, *, timeout: float | None = None) -> bool:
+    """Whether element ``element_id`` has a visible box."""
+    return bool(await _info(ctx, element_id, "visible", None, timeout))
+
+
+async def is_enabled(ctx: ActionContext, element_id: int, *, timeout: float | None = None) -> bool:
+    """Whether element ``element_id`` is enabled (not disabled or aria-disabled)."""
+    return bool(await _info(ctx, element_id, "enabled", None, timeout))
+
+
+async def is_checked(ctx: ActionContext, element_id: int, *, timeout: float | None = None) -> bool:
+    """Whether a checkbox, radio, switch or toggle button is on.
+
+    Raises:
+        WrongElementKindError: the element has no checked state.
+    """
+
+    async def body(target: Target, deadline: float) -> bool:
+        state = await call(
+            target.session, target.object_id, _scripts.CHECKED, timeout=left(deadline)
+        )
+        if state is None:
+            raise WrongElementKindError(
+                f"element {element_id} ({target.element.role}) has no checked state",
+                element_id,
+            )
+        return state is True
+
+    result: bool = await ctx.run(element_id, timeout, body)
+    return result
+
+
+async def box(
+    ctx: ActionContext, element_id: int, *, timeout: float | None = None
+) -> dict[str, float]:
+    """The element's box in top-page CSS pixels: ``{x, y, width, height}``.
+
+    Scrolls it into view first.
+    """
+
+    async def body(target: Target, deadline: float) -> dict[str, float]:
+        _x, _y, rect = await locate(target, timeout=left(deadline), hit=False, enabled=False)
+        return {k: float(rect[k]) for k in ("x", "y", "width", "height")}
+
+    result: dict[str, float] = await ctx.run(element_id, timeout, body)
+    return result

@@ -1,0 +1,124 @@
+"""A tab's snapshots: fetch every frame, build, filter, number; keep the latest.
+
+The :class:`Snapshotter` owns the per-tab snapshot state: the latest
+:class:`~kobrowser.Snapshot` (its ids are the ones actions use) and the
+:class:`~kobrowser._tab._fetch.FetchCache` (frame trees, same-process child
+frames and ``<iframe>`` owners kept between snapshots).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import anyio
+
+from .._clickable import ClickableMaps
+from .._concurrency import gather, unwrap_group
+from .._snapshot import Snapshot, number_snapshot
+from ..snapshot import build_tree, filter_tree
+from ._fetch import FetchCache, fetch_frames, resolve_scope
+
+if TYPE_CHECKING:
+    from ..cdp import CDPSession
+    from ._frames import FrameRegistry
+
+__all__ = ["Snapshotter"]
+
+
+class Snapshotter:
+    """Takes a tab's snapshots and keeps the latest one and the fetch caches.
+
+    Args:
+        page: the tab's page session.
+        frames: the tab's frame registry (its out-of-process frames).
+
+    Attributes:
+        latest: the latest snapshot (None before the first).
+        cache: what fetches keep between snapshots.
+    """
+
+    def __init__(self, page: CDPSession, frames: FrameRegistry) -> None:
+        self._page = page
+        self._frames = frames
+        self.latest: Snapshot | None = None
+        self.cache = FetchCache()
+
+    async def take(
+        self,
+        *,
+        interactive: bool,
+        compact: bool,
+        depth: int | None,
+        selector: str | None,
+        clickable: bool,
+        text_limit: int | None,
+        limit: int | None,
+        timeout: float,
+    ) -> Snapshot:
+        """Fetch every frame, merge, filter, number and format (see ``Tab.snapshot``).
+
+        ``limit``: the most bytes of AX data to read (``Browser.snapshot_limit``).
+        The arguments are checked by the caller. The new snapshot becomes
+        :attr:`latest` once complete; a failure or cancellation keeps the
+        previous one.
+        """
+        page, frames, cache = self._page, self._frames, self.cache
+        maps = ClickableMaps() if clickable else None
+        # Frame sessions still setting up are waited for, at most one deadline:
+        # a slow set-up must not fail the snapshot (the session is usable already).
+        with anyio.move_on_after(timeout):
+            await frames.settled()
+        oopifs = [(f.frame_id, f.session, f.parent) for f in frames.frames()]
+        scope: set[tuple[str, int]] | None = None
+        # fetch_frames and the selector run in task groups: a failure of the top
+        # document or an invalid selector comes back as itself, not as a group.
+        try:
+            if selector is None:
+                fetched = await fetch_frames(
+                    page,
+                    oopifs,
+                    timeout=timeout,
+                    cache=cache,
+                    frame_tree_version=frames.frame_tree_version,
+                    clickable=maps,
+                    limit=limit,
+                )
+            else:
+                fetched, found = await gather(
+                    lambda: fetch_frames(
+                        page,
+                        oopifs,
+                        timeout=timeout,
+                        cache=cache,
+                        frame_tree_version=frames.frame_tree_version,
+                        clickable=maps,
+                        limit=limit,
+                    ),
+                    lambda: resolve_scope(page, selector, timeout=timeout),
+                )
+                top_frame = fetched.root.frame_id
+                scope = {(top_frame, backend) for backend in found}
+        except BaseExceptionGroup as group:
+            raise unwrap_group(group) from None
+
+        root_nodes = fetched.root.nodes
+        raw_title = root_nodes[0].name.value if root_nodes and root_nodes[0].name else None
+        title = " ".join(raw_title.split()) if isinstance(raw_title, str) else ""
+        tree = build_tree(fetched.root, scope=scope)
+        if interactive or compact or depth is not None:
+            # The full tree needs no filtering (filter_tree would only copy it).
+            tree = filter_tree(tree, interactive=interactive, compact=compact, depth=depth)
+        text, elements, roots = number_snapshot(
+            tree, title=title or None, documents=fetched.documents, text_limit=text_limit
+        )
+        snapshot = Snapshot(
+            text,
+            elements,
+            roots,
+            fetched.url,
+            title,
+            documents=fetched.documents,
+            owners=dict(cache.owners),
+        )
+        self.latest = snapshot
+        return snapshot

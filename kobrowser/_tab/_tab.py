@@ -1,0 +1,852 @@
+"""Tab: one browser tab, its whole public API written out.
+
+Each method is a thin call into the helper that does the work; the helpers
+are owned by the tab and never reach into each other:
+
+* :class:`~._pagestate.PageState`: URL, load states, network, from events;
+* :class:`~._frames.FrameRegistry`: the out-of-process frames' sessions;
+* :class:`~._dialogs.Dialogs`: the page's JavaScript dialogs;
+* :class:`~._snapshotter.Snapshotter`: snapshots, the latest one and the
+  fetch caches;
+* :class:`~._waits.Waiter` and :class:`~._navigation.Navigator`: waits and
+  navigation over the page state;
+* :class:`~._acting.ActionContext` (page session, :class:`~._input.Mouse`,
+  snapshots): what the action functions of ``_pointer``, ``_forms`` and
+  ``_readers`` take.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import msgspec
+
+from .. import _capture, _validate
+from .._exceptions import InvalidArgumentError, KoBrowserError, ProtocolError, TargetClosedError
+from .._storage import track_origins
+from ..actions import Action, Outcome, execute, to_action
+from ..snapshot._find import find_nodes
+from . import _forms, _pointer, _readers
+from ._acting import ActionContext
+from ._dialogs import Dialog, DialogHandler, Dialogs
+from ._frames import AUTO_ATTACH, FrameRegistry
+from ._input import Mouse
+from ._navigation import Navigator
+from ._pagestate import LoadState, PageState, Response
+from ._runtime import runtime_value
+from ._snapshotter import Snapshotter
+from ._waits import SelectorState, URLPattern, Waiter
+
+if TYPE_CHECKING:
+    from .._browser import Browser, BrowserContext
+    from .._snapshot import Element, Snapshot
+    from ..cdp import CDPSession
+
+__all__ = ["Tab"]
+
+
+class Tab:
+    """One browser tab (a page target) with its own CDP session and state.
+
+    Each tab has its own snapshot, id map, frame registry and event streams;
+    tabs never share state, so ``asyncio.gather`` over many tabs is safe.
+
+    Attributes:
+        cdp: the tab's raw :class:`~kobrowser.cdp.CDPSession` (send + subscribe).
+        target_id: Chrome's id of the page target.
+    """
+
+    def __init__(self, browser: Browser, session: CDPSession, target_id: str) -> None:
+        self._browser = browser
+        self.cdp = session
+        self.target_id = target_id
+        self._closed = False
+        # Set by the browser: the tab's context and opener, then once set up.
+        self._context_id: str | None = None
+        self._opener_id: str | None = None
+        self._ready = anyio.Event()
+        self._init_error: KoBrowserError | None = None
+        # Every listener is attached here, before any call is sent.
+        self._page = PageState(target_id, self._on_frame_attached)
+        self._page.watch_page(session)
+        self._frames = FrameRegistry(session, browser._spawn)
+        self._frames.watch()
+        self._dialogs = Dialogs(session, browser._spawn, lambda: self.timeout)
+        self._dialogs.listen()
+        self._snapshotter = Snapshotter(session, self._frames)
+        self._waits = Waiter(session, self._page)
+        self._navigator = Navigator(session, self._page, self._waits)
+        self._mouse = Mouse(session)
+        self._act = ActionContext(session, self._mouse, self._snapshotter, lambda: self.timeout)
+
+    async def _init(self) -> None:
+        """Enable what the tab needs, once each, in one batch; then seed the page state.
+
+        Page first: lifecycle events are only reported with it enabled, and
+        enabling them reports the current document's states so far.
+        """
+        cdp = self.cdp
+        results = await cdp.connection.call_many(
+            [
+                (cdp, "Page.enable", None, None),
+                (cdp, "Network.enable", None, None),
+                (cdp, "Page.setLifecycleEventsEnabled", {"enabled": True}, None),
+                (cdp, "Target.setAutoAttach", AUTO_ATTACH, None),
+                (cdp, "Page.getFrameTree", None, msgspec.json.decode),
+            ],
+            timeout=self.timeout,
+        )
+        for result in results:
+            if isinstance(result, KoBrowserError):
+                raise result
+        self._frames.start()
+        self._page.seed(results[-1].get("frameTree", {}).get("frame", {}))
+        await self._seed_ready_state()
+
+    async def _seed_ready_state(self) -> None:
+        """A tab set up late (a popup) may have missed its document's events."""
+        page = self._page
+        loader = page.loader_id
+        if not loader or page.reached(loader, "load"):
+            return
+        with contextlib.suppress(KoBrowserError):
+            state = await self.evaluate("document.readyState", timeout=self.timeout)
+            if page.loader_id == loader and state in ("interactive", "complete"):
+                page.mark(loader, "load" if state == "complete" else "domcontentloaded")
+
+    def _on_frame_attached(self, session: CDPSession) -> None:
+        context = self.context or self._browser.default_context
+        track_origins(session, lambda: context)
+
+        async def enable_network() -> None:
+            with contextlib.suppress(KoBrowserError):  # the frame may be gone already
+                await session.send("Network.enable", timeout=self.timeout)
+                await context._emulation.set_up_frame(session)
+
+        self._browser._spawn(enable_network)
+
+    def _limit(self, timeout: float | None) -> float:
+        return self.timeout if timeout is None else _validate.seconds(timeout)
+
+    # -- identity and state ----------------------------------------------
+
+    def __repr__(self) -> str:
+        return f"<Tab {self.target_id}{' closed' if self.closed else ''}>"
+
+    @property
+    def browser(self) -> Browser:
+        """The browser this tab belongs to."""
+        return self._browser
+
+    @property
+    def closed(self) -> bool:
+        """True once the tab was closed or crashed."""
+        return self._closed or self.cdp.closed
+
+    @property
+    def timeout(self) -> float:
+        """Default deadline in seconds (the browser's)."""
+        return self._browser.timeout
+
+    @property
+    def url(self) -> str:
+        """The URL of the top document (updated by every navigation, incl. #hash)."""
+        return self._page.url
+
+    @property
+    def context(self) -> BrowserContext | None:
+        """The isolated context this tab lives in (None: the browser's default one)."""
+        if self._context_id is None:
+            return None
+        return self._browser._contexts.get(self._context_id)
+
+    @property
+    def opener(self) -> Tab | None:
+        """The tab that opened this one (popups, ``target=_blank``), if still open."""
+        return self._browser._targets.get(self._opener_id) if self._opener_id else None
+
+    async def title(self) -> str:
+        """The document title."""
+        value = await self.evaluate("document.title")
+        return str(value or "")
+
+    async def close(self) -> None:
+        """Close the tab. Idempotent; other tabs are not affected."""
+        if self._closed:
+            return
+        self._closed = True
+        self._browser._forget(self)
+        connection = self.cdp.connection
+        if connection.closed:
+            return
+        with (
+            anyio.CancelScope(shield=True),
+            anyio.move_on_after(5),
+            contextlib.suppress(ProtocolError, TargetClosedError),
+        ):
+            await connection.root.send("Target.closeTarget", {"targetId": self.target_id})
+
+    async def set_viewport(self, width: int, height: int) -> None:
+        """Resize this tab's page area to ``width`` x ``height`` CSS pixels.
+
+        Kept across navigations, over its context's viewport; the context's
+        scale and mobile settings stay.
+
+        Raises:
+            InvalidArgumentError: not whole numbers > 0.
+        """
+        context = self.context or self._browser.default_context
+        await context._emulation.set_tab_viewport(self, width, height)
+
+    # -- snapshots and scripts -------------------------------------------
+
+    async def snapshot(
+        self,
+        *,
+        interactive: bool = False,
+        compact: bool = False,
+        depth: int | None = None,
+        selector: str | None = None,
+        clickable: bool = True,
+        text_limit: int | None = 80,
+        timeout: float | None = None,
+    ) -> Snapshot:
+        """Take a numbered accessibility snapshot of the page and all its frames.
+
+        Every frame (same-process or out-of-process, nested to any depth) is
+        fetched concurrently and inlined under its ``iframe`` line; ids run
+        depth-first from 1 as printed. The new ids replace the previous
+        snapshot's for actions on this tab.
+
+        Args:
+            interactive: only interactive elements.
+            compact: drop unnamed structure, lifting its children.
+            depth: only elements at printed depth < depth.
+            selector: only the subtrees of the top document's elements that
+                match this CSS selector (none match: an empty snapshot).
+            clickable: mark elements a page made clickable without a role
+                (a click listener, ``cursor: pointer``) and give them a line;
+                ``False`` skips reading the clickable map (faster; focusable
+                elements are still marked).
+            text_limit: names and text lines are cut at this many code
+                points, values at five eighths of it (80 and 50 by default);
+                ``None`` prints them whole. ``id_map`` always holds them whole.
+            timeout: deadline of each CDP call (default: the browser's).
+
+        Raises:
+            InvalidArgumentError: a bad argument (``depth``, ``text_limit``...).
+            InvalidSelectorError: ``selector`` is not valid CSS.
+            TargetClosedError: the tab was closed or crashed.
+            CDPTimeoutError: the top document did not answer in time.
+
+        Cancelling the caller abandons the snapshot and keeps the previous one.
+        """
+        _validate.check(
+            interactive=interactive,
+            compact=compact,
+            depth=depth,
+            scope=selector,
+            clickable=clickable,
+            text_limit=text_limit,
+        )
+        return await self._snapshotter.take(
+            interactive=interactive,
+            compact=compact,
+            depth=depth,
+            selector=selector,
+            clickable=clickable,
+            text_limit=text_limit,
+            limit=self._browser.snapshot_limit,
+            timeout=self._limit(timeout),
+        )
+
+    @property
+    def last_snapshot(self) -> Snapshot | None:
+        """The latest snapshot of this tab (its ids are the ones actions use)."""
+        return self._snapshotter.latest
+
+    async def find(
+        self,
+        *,
+        role: str | None = None,
+        name: str | None = None,
+        text: str | None = None,
+        exact: bool = False,
+        timeout: float | None = None,
+    ) -> list[Element]:
+        """The elements of a fresh snapshot that match every criterion given.
+
+        Takes a new (full) snapshot, whose ids replace the previous ones, and
+        returns its matching elements in id order, each with its ``id``.
+        Names and texts are matched whole (never the printed, cut ones),
+        contained and case-insensitive, or with ``exact=True`` equal and
+        case-sensitive.
+
+        Args:
+            role: printed role (``button``, ``link``, ``text`` ...).
+            name: text of the element's name.
+            text: text the line shows (its name or value); of nested
+                matches only the innermost is returned.
+            exact: whole, case-sensitive match of ``name`` and ``text``.
+            timeout: deadline of each CDP call (default: the browser's).
+
+        Raises:
+            InvalidArgumentError: no criterion is given, or one is not a str.
+            TargetClosedError: the tab was closed or crashed.
+            CDPTimeoutError: the top document did not answer in time.
+
+        Cancelling the caller abandons the snapshot and keeps the previous one.
+        """
+        _validate.check(find_role=role, find_name=name, find_text=text, exact=exact)
+        if role is None and name is None and text is None:
+            raise InvalidArgumentError(
+                "find: expected at least one of role, name or text", argument="role"
+            )
+        snap = await self.snapshot(timeout=timeout)
+        return find_nodes(snap.nodes, role=role, name=name, text=text, exact=exact)
+
+    async def evaluate(self, expression: str, *, timeout: float | None = None) -> Any:
+        """Evaluate a JavaScript expression in the page and return its JSON value.
+
+        Promises are awaited. Raises KoBrowserError when the script throws.
+        """
+        _validate.check(script=expression, timeout=timeout)
+        result = await self.cdp.send(
+            "Runtime.evaluate",
+            {"expression": expression, "returnByValue": True, "awaitPromise": True},
+            timeout=timeout,
+        )
+        return runtime_value(result, "JavaScript error")
+
+    async def do(self, action: Action | str, *, timeout: float | None = None) -> Outcome:
+        """Run one action of the grammar (``click 5``, ``fill 3 "hi"``) on this tab.
+
+        The action runs through this tab's own methods (``click 5`` is
+        ``await tab.click(5)``); see :func:`kobrowser.parse_action` for the
+        grammar. ``tab N`` switches a browser's current tab, so it needs
+        :meth:`Browser.do` (here it fails in the outcome); ``done "answer"``
+        does nothing and carries the answer.
+
+        Args:
+            action: an :class:`~kobrowser.Action`, or one action line (or
+                JSON object) as a str.
+            timeout: deadline in seconds of the method the action runs
+                (default: the browser's).
+
+        Returns:
+            The :class:`~kobrowser.Outcome`. The action's own errors (a stale
+            or unknown id, an element that is not interactable, a navigation
+            error, a timeout, an unknown key or option) are in it
+            (``ok=False``), not raised.
+
+        Raises:
+            ActionSyntaxError: ``action`` is a str that is not exactly one action.
+            InvalidArgumentError: ``action`` is neither an Action nor a str,
+                or ``timeout`` is not a number of seconds >= 0.
+
+        Cancelling the caller cancels the action's method; input already
+        sent is not undone.
+        """
+        _validate.check(timeout=timeout)
+        return await execute(self, to_action(action), timeout=timeout)
+
+    # -- navigation ------------------------------------------------------
+
+    async def open(
+        self,
+        url: str,
+        *,
+        wait_until: LoadState = "load",
+        timeout: float | None = None,
+        referrer: str | None = None,
+    ) -> Response | None:
+        """Navigate the tab to ``url`` and wait until the page reaches ``wait_until``.
+
+        Args:
+            url: an absolute URL.
+            wait_until: ``"commit"`` (the response arrived and the new document
+                replaced the old), ``"domcontentloaded"``, ``"load"`` (the
+                default: every resource incl. frames) or ``"networkidle"``
+                (load, then no request in flight for 500 ms across the page
+                and all its frames).
+            timeout: seconds for the whole navigation (default: the browser's).
+            referrer: the Referer header to send.
+
+        Returns:
+            The document's :class:`Response` (check ``status``: 404 and 500
+            pages are responses, not errors), or None for a same-document
+            navigation (``#fragment``).
+
+        Raises:
+            NavigationError: invalid URL, DNS failure, refused connection,
+                aborted load (e.g. the URL is a download).
+            WaitTimeoutError: ``wait_until`` not reached in time (the message
+                names the state).
+            TargetClosedError: the tab closed meanwhile.
+
+        Cancelling the caller stops waiting; the navigation itself goes on.
+        """
+        _validate.check(url=url, wait_until=wait_until, timeout=timeout, referrer=referrer)
+        return await self._navigator.open(url, wait_until, self._limit(timeout), referrer)
+
+    async def reload(
+        self, *, wait_until: LoadState = "load", timeout: float | None = None
+    ) -> Response | None:
+        """Reload the page and wait for ``wait_until``; arguments and errors as :meth:`open`."""
+        _validate.check(wait_until=wait_until)
+        return await self._navigator.reload(wait_until, self._limit(timeout))
+
+    async def back(
+        self, *, wait_until: LoadState = "load", timeout: float | None = None
+    ) -> Response | None:
+        """Go back in history and wait for ``wait_until``.
+
+        Returns None when there is no previous entry or it is in the same
+        document; otherwise as :meth:`open`.
+        """
+        _validate.check(wait_until=wait_until)
+        return await self._navigator.history(-1, wait_until, self._limit(timeout))
+
+    async def forward(
+        self, *, wait_until: LoadState = "load", timeout: float | None = None
+    ) -> Response | None:
+        """Go forward in history and wait for ``wait_until``; see :meth:`back`."""
+        _validate.check(wait_until=wait_until)
+        return await self._navigator.history(1, wait_until, self._limit(timeout))
+
+    # -- waits -----------------------------------------------------------
+
+    async def wait_for_load(
+        self, state: LoadState = "load", *, timeout: float | None = None
+    ) -> None:
+        """Wait until the current top document reached ``state``.
+
+        ``commit`` < ``domcontentloaded`` < ``load`` < ``networkidle`` (load,
+        then no request in flight for 500 ms across the page and all its
+        frames). Returns at once when the state was already reached. When a
+        navigation has started but not yet committed, or the document is
+        replaced meanwhile, the new document is awaited.
+
+        Raises:
+            WaitTimeoutError: not reached within ``timeout`` (default: the browser's).
+            TargetClosedError: the tab closed.
+
+        Cancelling the caller simply stops waiting.
+        """
+        _validate.check(state=state)
+        await self._waits.load(state, self._limit(timeout))
+
+    async def wait_for_url(
+        self,
+        url: URLPattern,
+        *,
+        wait_until: LoadState = "load",
+        timeout: float | None = None,
+    ) -> None:
+        """Wait until the top document's URL matches, then until it reaches ``wait_until``.
+
+        Args:
+            url: a glob (``"**/checkout*"``: ``**`` any text, ``*`` any text
+                but ``/``; the whole URL must match), a compiled regex
+                (searched), or a function of the URL returning bool.
+            wait_until: the load state to wait for after the URL matched.
+            timeout: seconds (default: the browser's), for both parts.
+
+        Raises:
+            WaitTimeoutError: no match, or the state not reached, in time.
+            TargetClosedError: the tab closed.
+
+        Cancelling the caller simply stops waiting.
+        """
+        _validate.check(url_pattern=url, wait_until=wait_until, timeout=timeout)
+        await self._waits.url(url, wait_until, self._limit(timeout))
+
+    async def wait_for_text(self, text: str, *, timeout: float | None = None) -> None:
+        """Wait until the top document's rendered text (``innerText``) contains ``text``.
+
+        Re-checked in the page on every DOM mutation.
+
+        Raises:
+            WaitTimeoutError: not there within ``timeout`` (default: the browser's).
+
+        Cancelling the caller stops waiting; the in-page observer removes
+        itself at the deadline.
+        """
+        _validate.check(text=text, timeout=timeout)
+        await self._waits.text(text, self._limit(timeout))
+
+    async def wait_for_selector(
+        self, selector: str, *, state: SelectorState = "visible", timeout: float | None = None
+    ) -> None:
+        """Wait until the first element matching a CSS selector is in ``state``.
+
+        ``attached``: in the DOM; ``detached``: not in the DOM; ``visible``:
+        in the DOM with a non-empty box and not ``visibility: hidden``;
+        ``hidden``: not visible or not in the DOM. Re-checked in the page on
+        every DOM mutation and CSS transition/animation end.
+
+        Raises:
+            InvalidArgumentError: unknown ``state``, empty ``selector``.
+            InvalidSelectorError: ``selector`` is not valid CSS.
+            WaitTimeoutError: not in that state within ``timeout`` (default: the browser's).
+
+        Cancelling the caller stops waiting; the in-page observer removes
+        itself at the deadline.
+        """
+        _validate.check(selector=selector, selector_state=state, timeout=timeout)
+        await self._waits.selector(selector, state, self._limit(timeout))
+
+    async def wait_for_function(self, expression: str, *, timeout: float | None = None) -> Any:
+        """Wait until a JavaScript expression (or function) is truthy; return its value.
+
+        ``expression`` is re-evaluated in the page on every DOM mutation and
+        animation frame; when it evaluates to a function, that function is
+        called instead. The value must be JSON-serializable.
+
+        Raises:
+            KoBrowserError: the expression throws.
+            WaitTimeoutError: not truthy within ``timeout`` (default: the browser's).
+
+        Cancelling the caller stops waiting; the in-page loop ends itself at
+        the deadline.
+        """
+        _validate.check(expression=expression, timeout=timeout)
+        return await self._waits.function(expression, self._limit(timeout))
+
+    async def wait(self, ms: float) -> None:
+        """Sleep ``ms`` milliseconds (prefer the waits above: they react to the page)."""
+        _validate.check(ms=ms)
+        await anyio.sleep(ms / 1000)
+
+    # -- dialogs ---------------------------------------------------------
+
+    @property
+    def dialogs(self) -> list[Dialog]:
+        """Every dialog this tab opened, oldest first."""
+        return self._dialogs.all
+
+    def on_dialog(self, handler: DialogHandler | None) -> None:
+        """Decide how the tab's dialogs are answered.
+
+        ``handler(dialog)`` (a function or coroutine function) runs in the
+        browser's task group for each new dialog and may call
+        ``await dialog.accept(text)`` or ``await dialog.dismiss()``. A dialog it
+        leaves open (or when it raises, or takes longer than the browser's
+        timeout) is accepted. ``None`` restores the default: accept all.
+        """
+        _validate.check(handler=handler)
+        self._dialogs.handler = handler
+
+    async def wait_for_dialog(self, *, timeout: float | None = None) -> Dialog:
+        """Wait for the next dialog this tab opens and return it once handled.
+
+        Raises:
+            WaitTimeoutError: no dialog within ``timeout`` (default: the browser's).
+        """
+        return await self._dialogs.next(self._limit(timeout))
+
+    # -- pointer actions -------------------------------------------------
+
+    async def click(
+        self,
+        element_id: int,
+        *,
+        button: str = "left",
+        click_count: int = 1,
+        modifiers: Sequence[str] = (),
+        timeout: float | None = None,
+    ) -> None:
+        """Click element ``element_id`` of the last snapshot with a trusted mouse click.
+
+        Waits (up to ``timeout``) until the element is visible, stable,
+        enabled and is what receives the pointer; a point of the element not
+        covered by another is chosen. Pointer events that would reach any
+        other element (the page changed between the check and the click)
+        are blocked and the click is retried.
+
+        Args:
+            element_id: the id from the latest snapshot.
+            button: ``"left"``, ``"right"`` or ``"middle"``.
+            click_count: 2 for a double click.
+            modifiers: keys held during the click, e.g. ``["Shift"]``.
+            timeout: seconds (default: the browser's timeout).
+
+        Raises:
+            NoSnapshotError, UnknownElementError, StaleElementError,
+            NotInteractableError (names the covering element),
+            InvalidArgumentError.
+        """
+        _validate.check(
+            element_id=element_id, button=button, click_count=click_count, modifiers=modifiers
+        )
+        await _pointer.click(
+            self._act,
+            element_id,
+            button=button,
+            click_count=click_count,
+            modifiers=modifiers,
+            timeout=timeout,
+        )
+
+    async def dblclick(self, element_id: int, *, timeout: float | None = None) -> None:
+        """Double-click element ``element_id`` (see :meth:`click`)."""
+        await _pointer.dblclick(self._act, element_id, timeout=timeout)
+
+    async def hover(self, element_id: int, *, timeout: float | None = None) -> None:
+        """Move the mouse over element ``element_id`` (waits for actionability).
+
+        Returns once the element's frame has seen the pointer; a move that
+        Chrome delivered elsewhere (an out-of-process frame whose input
+        routing was not ready) is sent again.
+
+        Raises:
+            NoSnapshotError, UnknownElementError, StaleElementError,
+            NotInteractableError (covered, or its frame never received the
+            pointer after three moves).
+        """
+        await _pointer.hover(self._act, element_id, timeout=timeout)
+
+    async def drag(
+        self, source_id: int, target_id: int, *, steps: int = 8, timeout: float | None = None
+    ) -> None:
+        """Drag element ``source_id`` onto element ``target_id`` with the mouse.
+
+        Works for pointer-driven drags and for HTML5 drag and drop.
+        """
+        _validate.check(source_id=source_id, target_id=target_id, steps=steps, timeout=timeout)
+        await _pointer.drag(self._act, source_id, target_id, steps=steps, timeout=timeout)
+
+    async def scroll_into_view(self, element_id: int, *, timeout: float | None = None) -> None:
+        """Scroll element ``element_id`` into view (in every frame on the way)."""
+        await _pointer.scroll_into_view(self._act, element_id, timeout=timeout)
+
+    async def scroll(
+        self, direction: str = "down", amount: float = 600, *, timeout: float | None = None
+    ) -> None:
+        """Scroll the page with the mouse wheel at the viewport's centre.
+
+        Args:
+            direction: ``"up"``, ``"down"``, ``"left"`` or ``"right"``.
+            amount: CSS pixels.
+        """
+        _validate.check(direction=direction, amount=amount, timeout=timeout)
+        await _pointer.scroll(self._act, direction, amount, timeout=timeout)
+
+    # -- keyboard and forms ----------------------------------------------
+
+    async def focus(self, element_id: int, *, timeout: float | None = None) -> None:
+        """Give element ``element_id`` the keyboard focus."""
+        await _forms.focus(self._act, element_id, timeout=timeout)
+
+    async def fill(self, element_id: int, value: str, *, timeout: float | None = None) -> None:
+        """Replace the value of a text field, textarea or contenteditable element.
+
+        Uses real text input (``Input.insertText``), so frameworks that
+        control the input (React, Vue) see normal input events. Date, color,
+        range and similar inputs get their value set directly.
+
+        Raises:
+            WrongElementKindError: the element is not something that can be filled.
+        """
+        _validate.check(element_id=element_id, value=value, timeout=timeout)
+        await _forms.fill(self._act, element_id, value, timeout=timeout)
+
+    async def type(
+        self, element_id: int, text: str, *, delay: float = 0, timeout: float | None = None
+    ) -> None:
+        """Focus element ``element_id`` and type ``text`` with real key events.
+
+        Args:
+            delay: milliseconds between key presses.
+        """
+        _validate.check(element_id=element_id, text=text, delay=delay, timeout=timeout)
+        await _forms.type_into(self._act, element_id, text, delay=delay, timeout=timeout)
+
+    async def press(self, key: str, *, timeout: float | None = None) -> None:
+        """Press a key or combination on the focused element: ``"Enter"``, ``"Control+a"``.
+
+        Raises:
+            InvalidArgumentError: unknown key or modifier.
+        """
+        _validate.check(key=key, timeout=timeout)
+        await _forms.press(self._act, key, timeout=timeout)
+
+    async def select(self, element_id: int, *values: str, timeout: float | None = None) -> None:
+        """Select options of a ``<select>`` by value or label (several if ``multiple``).
+
+        Raises:
+            WrongElementKindError: the element is not a select.
+            InvalidArgumentError: no values given, or an option is missing (the
+                message lists the available ones).
+        """
+        _validate.check(element_id=element_id, values=values, timeout=timeout)
+        await _forms.select(self._act, element_id, *values, timeout=timeout)
+
+    async def check(self, element_id: int, *, timeout: float | None = None) -> None:
+        """Make a checkbox, radio or switch checked (no-op when it already is)."""
+        await _forms.check(self._act, element_id, timeout=timeout)
+
+    async def uncheck(self, element_id: int, *, timeout: float | None = None) -> None:
+        """Make a checkbox or switch unchecked (no-op when it already is)."""
+        await _forms.uncheck(self._act, element_id, timeout=timeout)
+
+    async def upload(
+        self, element_id: int, *files: str | os.PathLike[str], timeout: float | None = None
+    ) -> None:
+        """Set the files of an ``<input type=file>``.
+
+        Raises:
+            InvalidArgumentError: a file does not exist.
+            WrongElementKindError: the element is not a file input.
+        """
+        _validate.check(element_id=element_id, timeout=timeout)
+        await _forms.upload(self._act, element_id, *files, timeout=timeout)
+
+    # -- reading elements ------------------------------------------------
+
+    async def text(self, element_id: int, *, timeout: float | None = None) -> str:
+        """The whole text of element ``element_id``.
+
+        For an element, its rendered text (``innerText``). For a ``text``
+        line, every piece merged into it, as the snapshot read it (the
+        printed line may be cut at ``text_limit``), once the line's first
+        text node is checked to be still in the page.
+        """
+        return await _readers.text(self._act, element_id, timeout=timeout)
+
+    async def html(self, element_id: int, *, timeout: float | None = None) -> str:
+        """The outer HTML of element ``element_id``."""
+        return await _readers.html(self._act, element_id, timeout=timeout)
+
+    async def value(self, element_id: int, *, timeout: float | None = None) -> str | None:
+        """The current value of a form field (None for elements without one)."""
+        return await _readers.value(self._act, element_id, timeout=timeout)
+
+    async def attr(self, element_id: int, name: str, *, timeout: float | None = None) -> str | None:
+        """The value of attribute ``name`` (None when absent)."""
+        _validate.check(element_id=element_id, name=name, timeout=timeout)
+        return await _readers.attr(self._act, element_id, name, timeout=timeout)
+
+    async def is_visible(self, element_id: int, *, timeout: float | None = None) -> bool:
+        """Whether element ``element_id`` has a visible box."""
+        return await _readers.is_visible(self._act, element_id, timeout=timeout)
+
+    async def is_enabled(self, element_id: int, *, timeout: float | None = None) -> bool:
+        """Whether element ``element_id`` is enabled (not disabled or aria-disabled)."""
+        return await _readers.is_enabled(self._act, element_id, timeout=timeout)
+
+    async def is_checked(self, element_id: int, *, timeout: float | None = None) -> bool:
+        """Whether a checkbox, radio, switch or toggle button is on.
+
+        Raises:
+            WrongElementKindError: the element has no checked state.
+        """
+        return await _readers.is_checked(self._act, element_id, timeout=timeout)
+
+    async def box(self, element_id: int, *, timeout: float | None = None) -> dict[str, float]:
+        """The element's box in top-page CSS pixels: ``{x, y, width, height}``.
+
+        Scrolls it into view first.
+        """
+        return await _readers.box(self._act, element_id, timeout=timeout)
+
+    # -- capture ---------------------------------------------------------
+
+    async def screenshot(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        full_page: bool = False,
+        id: int | None = None,
+        annotate: bool = False,
+        format: str | None = None,
+        quality: int | None = None,
+        timeout: float | None = None,
+    ) -> bytes:
+        """Capture the page as an image; optionally draw the snapshot's ids on it.
+
+        The page is left exactly as it was: nothing scrolls (full pages and
+        elements below the fold are captured beyond the viewport), no node
+        is added, focus stays where it is.
+
+        Args:
+            path: also write the image there.
+            full_page: the whole page, not only the viewport.
+            id: only this element of the last snapshot (its visible part;
+                checked like an action's id, so a stale id raises).
+            annotate: draw every id of the last snapshot that shows in the
+                captured area at its element: an outline and a numbered label
+                (inside cross-origin iframes too). Needs Pillow
+                (``pip install 'ko-browser[screenshot]'``).
+            format: ``"png"``, ``"jpeg"`` or ``"webp"``; default: from the
+                suffix of ``path``, else PNG.
+            quality: 0-100, for JPEG and WebP.
+            timeout: deadline of each CDP call (default: the browser's).
+
+        Returns:
+            The encoded image.
+
+        Raises:
+            InvalidArgumentError: a bad format, quality, or ``full_page`` with ``id``.
+            NoSnapshotError: ``id`` or ``annotate`` without a snapshot.
+            UnknownElementError, StaleElementError: ``id`` is not valid now.
+            CaptureError: nothing to capture (element not rendered or scrolled
+                out of its container's view), Pillow missing, file not writable.
+
+        Cancelling the caller abandons the capture; the page is unchanged.
+        """
+        return await _capture.screenshot(
+            self,
+            path,
+            full_page=full_page,
+            element_id=id,
+            annotate=annotate,
+            image_format=format,
+            quality=quality,
+            timeout=timeout,
+        )
+
+    async def pdf(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        landscape: bool = False,
+        print_background: bool = True,
+        scale: float = 1.0,
+        paper: str = "A4",
+        timeout: float | None = None,
+    ) -> bytes:
+        """Print the page to PDF (headless Chrome only).
+
+        Args:
+            path: also write the PDF there.
+            landscape: landscape orientation.
+            print_background: print background colours and images.
+            scale: 0.1 to 2.
+            paper: ``"A4"`` or ``"Letter"``.
+            timeout: deadline of the call (default: the browser's).
+
+        Returns:
+            The PDF document (starts with ``%PDF``).
+
+        Raises:
+            InvalidArgumentError: a bad paper or scale.
+            CaptureError: the browser has a window (headed), or Chrome failed.
+
+        Cancelling the caller abandons the print.
+        """
+        process = getattr(self._browser, "_process", None)
+        return await _capture.pdf(
+            self,
+            path,
+            landscape=landscape,
+            print_background=print_background,
+            scale=scale,
+            paper=paper,
+            headless=getattr(process, "headless", None),
+            timeout=timeout,
+        )
