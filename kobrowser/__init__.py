@@ -33,6 +33,7 @@ from ._exceptions import (
 )
 
 if _typing.TYPE_CHECKING:
+    from ._axmirror import AXMirrorSettings
     from ._browser import Browser, BrowserContext, Download, connect, launch
     from ._devices import Device, devices
     from ._emulation import Emulation, Geolocation
@@ -55,6 +56,7 @@ if _typing.TYPE_CHECKING:
 # `ko-browser` client (which only talks to its daemon) starts without loading
 # aiohttp, msgspec or anyio.
 _LAZY = {
+    "AXMirrorSettings": "._axmirror",
     "Browser": "._browser",
     "connect": "._browser",
     "launch": "._browser",
@@ -107,6 +109,7 @@ def __dir__() -> list[str]:
 __version__ = "0.1.0"
 
 __all__ = [
+    "AXMirrorSettings",
     "Action",
     "ActionSyntaxError",
     "Box",

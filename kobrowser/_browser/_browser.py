@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.abc
 
+from .._axmirror import AXMirrorSettings, settings_from_env
 from .._concurrency import exit_unwrapped
 from .._devices import Device
 from .._emulation import Emulation, Geolocation, build_emulation, permission_names
-from .._exceptions import KoBrowserError, TargetClosedError
+from .._exceptions import InvalidArgumentError, KoBrowserError, TargetClosedError
 from .._storage import load_state, parse_state, track_origins
 from .._tab import Tab
 from .._validate import check, fail, seconds
@@ -80,6 +81,8 @@ class Browser:
         snapshot_limit: the most bytes of accessibility data one snapshot
             reads (default 50 MiB; None: no limit). A page with more fails
             with :class:`SnapshotTooLargeError` instead of exhausting memory.
+        ax_mirror: when tabs mirror their page's accessibility tree
+            (:class:`AXMirrorSettings`; default from ``KOBROWSER_AX_MIRROR``).
     """
 
     def __init__(
@@ -94,6 +97,7 @@ class Browser:
         self._endpoint = endpoint
         self.timeout = timeout
         self.snapshot_limit: int | None = SNAPSHOT_LIMIT
+        self._ax_mirror = settings_from_env()
         self._connection: Connection | None = None
         self._stack: AsyncExitStack | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
@@ -112,6 +116,27 @@ class Browser:
         self._downloads = Downloads(self)
         self._download_dir = Path(download_dir).resolve() if download_dir else None
         self._temp_download_dir: Path | None = None
+
+    @property
+    def ax_mirror(self) -> AXMirrorSettings:
+        """When tabs mirror their page's accessibility tree (see :class:`AXMirrorSettings`).
+
+        Set it to change every tab's mirrors from their next snapshot on,
+        e.g. ``browser.ax_mirror = AXMirrorSettings(enabled=False)``.
+
+        Raises:
+            InvalidArgumentError: (setting) not an :class:`AXMirrorSettings`.
+        """
+        return self._ax_mirror
+
+    @ax_mirror.setter
+    def ax_mirror(self, settings: AXMirrorSettings) -> None:
+        if not isinstance(settings, AXMirrorSettings):
+            raise InvalidArgumentError(
+                f"ax_mirror: got {settings!r}; expected an AXMirrorSettings",
+                argument="ax_mirror",
+            )
+        self._ax_mirror = settings
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -556,6 +581,7 @@ class Browser:
         clickable: bool = True,
         text_limit: int | None = 80,
         timeout: float | None = None,
+        fresh: bool = False,
     ) -> Snapshot:
         """Snapshot the current tab; see :meth:`Tab.snapshot`."""
         return await self.current_tab.snapshot(
@@ -566,6 +592,7 @@ class Browser:
             clickable=clickable,
             text_limit=text_limit,
             timeout=timeout,
+            fresh=fresh,
         )
 
     async def find(

@@ -26,6 +26,7 @@ import anyio
 import msgspec
 
 from .. import _capture, _validate
+from .._axmirror import TabMirror
 from .._exceptions import InvalidArgumentError, KoBrowserError, ProtocolError, TargetClosedError
 from .._storage import track_origins
 from ..actions import Action, Outcome, execute, to_action
@@ -76,7 +77,11 @@ class Tab:
         self._frames.watch()
         self._dialogs = Dialogs(session, browser._spawn, lambda: self.timeout)
         self._dialogs.listen()
-        self._snapshotter = Snapshotter(session, self._frames)
+        self._snapshotter = Snapshotter(
+            session,
+            self._frames,
+            TabMirror(session, lambda: browser.ax_mirror, browser._spawn),
+        )
         self._waits = Waiter(session, self._page)
         self._navigator = Navigator(session, self._page, self._waits)
         self._mouse = Mouse(session)
@@ -179,6 +184,8 @@ class Tab:
             return
         self._closed = True
         self._browser._forget(self)
+        if self._snapshotter.mirror is not None:
+            self._snapshotter.mirror.close()
         connection = self.cdp.connection
         if connection.closed:
             return
@@ -213,6 +220,7 @@ class Tab:
         clickable: bool = True,
         text_limit: int | None = 80,
         timeout: float | None = None,
+        fresh: bool = False,
     ) -> Snapshot:
         """Take a numbered accessibility snapshot of the page and all its frames.
 
@@ -235,6 +243,8 @@ class Tab:
                 points, values at five eighths of it (80 and 50 by default);
                 ``None`` prints them whole. ``id_map`` always holds them whole.
             timeout: deadline of each CDP call (default: the browser's).
+            fresh: read the whole tree from Chrome even when the tab keeps
+                a mirror of it (``Browser.ax_mirror``, docs/ax-mirror.md).
 
         Raises:
             InvalidArgumentError: a bad argument (``depth``, ``text_limit``...).
@@ -251,6 +261,7 @@ class Tab:
             scope=selector,
             clickable=clickable,
             text_limit=text_limit,
+            fresh=fresh,
         )
         return await self._snapshotter.take(
             interactive=interactive,
@@ -261,6 +272,7 @@ class Tab:
             text_limit=text_limit,
             limit=self._browser.snapshot_limit,
             timeout=self._limit(timeout),
+            fresh=fresh,
         )
 
     @property
