@@ -54,11 +54,12 @@ SNAPSHOT_LIMIT = 50 * 1024 * 1024
 
 _AUTO_ATTACH = {
     "autoAttach": True,
-    # Not paused: a popup's renderer would not answer the set-up calls until
-    # resumed, and a paused page whose set-up failed would hang for good.
+    # Paused until set-up resumes it (the first call of _set_up_tab, in one
+    # batch after its context's emulation), so a popup's first request and
+    # document are emulated too. Untracked targets are resumed by _release.
     # Chrome re-sends the lifecycle state when it is enabled, so a tab set up
-    # late still knows how far its document got.
-    "waitForDebuggerOnStart": False,
+    # after its document started still knows how far it got.
+    "waitForDebuggerOnStart": True,
     "flatten": True,
     "filter": [{"type": "page", "exclude": False}],
 }
@@ -842,10 +843,11 @@ class Browser:
 
 
 async def _set_up_tab(tab: Tab) -> None:
-    # Needed even when Chrome reports no wait: an auto-attached popup that
-    # shares its opener's renderer blocks the opener until then.
-    await tab.cdp.send("Runtime.runIfWaitingForDebugger")
-    await context_of(tab.browser, tab._context_id)._emulation.set_up_tab(tab)
+    # Emulation, then resume the paused target, in one batch: nothing of the
+    # page runs before it is emulated. The resume is needed even when Chrome
+    # reports no wait: an auto-attached popup that shares its opener's
+    # renderer blocks the opener until then.
+    await context_of(tab.browser, tab._context_id)._emulation.set_up_tab(tab, resume=True)
     await tab._init()
 
 

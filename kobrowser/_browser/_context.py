@@ -238,7 +238,13 @@ class BrowserContext:
         state = await read_state(self, list(self._origins), deadline)
         if path is not None:
             text = json.dumps(state, indent=2, ensure_ascii=False)
-            await anyio.Path(path).write_text(text + "\n", encoding="utf-8")
+            try:
+                await anyio.Path(path).write_text(text + "\n", encoding="utf-8")
+            except (OSError, ValueError) as exc:  # a directory, no such folder, a NUL byte
+                reason = getattr(exc, "strerror", None) or exc
+                raise InvalidArgumentError(
+                    f"path: cannot write {os.fspath(path)!r}: {reason}", argument="path"
+                ) from None
         return state
 
     async def set_storage_state(
