@@ -70,11 +70,10 @@ class Tab:
         self.cdp = session
         self.target_id = target_id
         self._closed = False
-        # Set by the browser: the tab's context and opener, then once set up.
+        # Set by the browser: the tab's context and opener (its set-up is the
+        # browser's TargetTracker's to follow).
         self._context_id: str | None = None
         self._opener_id: str | None = None
-        self._ready = anyio.Event()
-        self._init_error: KoBrowserError | None = None
         # Every listener is attached here, before any call is sent.
         self._page = PageState(target_id, self._on_frame_attached)
         self._page.watch_page(session)

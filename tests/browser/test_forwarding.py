@@ -143,6 +143,10 @@ def test_forwarded_method_has_tabs_signature(name: str) -> None:
     assert browser_method.__doc__ and f":meth:`Tab.{name}`" in browser_method.__doc__
 
 
+def test_browser_is_one_class() -> None:
+    assert Browser.__mro__ == (Browser, object)
+
+
 def test_browser_do_takes_tab_dos_arguments() -> None:
     assert inspect.signature(vars(Browser)["do"]) == inspect.signature(Tab.do)
 
