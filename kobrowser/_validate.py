@@ -338,6 +338,7 @@ RULES: dict[str, tuple[Rule, str]] = {
     "depth": (_depth, "depth"),
     "text_limit": (_text_limit, "text_limit"),
     "clickable": (_flag, "clickable"),
+    "fresh": (_flag, "fresh"),
     "find_role": (_optional_text, "role"),
     "find_name": (_optional_text, "name"),
     "find_text": (_optional_text, "text"),
