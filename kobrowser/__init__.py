@@ -38,6 +38,7 @@ if _typing.TYPE_CHECKING:
     from ._devices import Device, devices
     from ._emulation import Emulation, Geolocation
     from ._geometry import Box
+    from ._network import ConsoleMessage, PageError, Request, RequestRecord, Route
     from ._snapshot import Element, Snapshot
     from ._tab import Dialog, Response, Tab
     from .actions import Action, Outcome, parse_action, parse_actions
@@ -64,6 +65,11 @@ _LAZY = {
     "Device": "._devices",
     "devices": "._devices",
     "Dialog": "._tab",
+    "ConsoleMessage": "._network",
+    "PageError": "._network",
+    "Request": "._network",
+    "RequestRecord": "._network",
+    "Route": "._network",
     "Box": "._geometry",
     "Emulation": "._emulation",
     "Geolocation": "._emulation",
@@ -121,6 +127,7 @@ __all__ = [
     "CDPTimeoutError",
     "CaptureError",
     "ConnectionClosedError",
+    "ConsoleMessage",
     "Device",
     "Dialog",
     "DiffEntry",
@@ -139,9 +146,13 @@ __all__ = [
     "NoSnapshotError",
     "NotInteractableError",
     "Outcome",
+    "PageError",
     "ParsedSnapshot",
     "ProtocolError",
+    "Request",
+    "RequestRecord",
     "Response",
+    "Route",
     "ScrapeResult",
     "Scraper",
     "Snapshot",

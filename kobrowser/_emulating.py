@@ -90,6 +90,10 @@ class ContextEmulation:
         if calls:
             await apply_to_sessions([(tab.cdp, calls)], self._timeout, strict=resume)
 
+    def frame_calls(self) -> list[Call]:
+        """The calls that emulate the settings in a new out-of-process frame."""
+        return [] if self.settings.empty else self._calls(None, page=False)
+
     async def set_up_frame(self, session: CDPSession) -> None:
         """Apply the settings to a new out-of-process frame's session."""
         if self.settings.empty:

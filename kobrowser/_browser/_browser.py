@@ -15,7 +15,7 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from contextlib import AsyncExitStack, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,6 +40,7 @@ from ._targets import TargetTracker
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from .._network import RequestRecord, RouteHandler, RoutePattern
     from .._snapshot import Element, Snapshot
     from .._tab import Response
     from .._tab._pagestate import LoadState
@@ -243,6 +244,9 @@ class Browser:
         tab = Tab(self, session, info.targetId)
         tab._context_id = info.browserContextId
         tab._opener_id = info.openerId
+        opener = self._targets.get(info.openerId) if info.openerId else None
+        if opener is not None:  # a popup starts with its opener's routes
+            tab._net.routes.add(opener._net.routes.entries)
         track_origins(session, lambda: context_of(self, tab._context_id))
         return tab
 
@@ -841,8 +845,47 @@ class Browser:
         """Resize the current tab's page area; see :meth:`Tab.set_viewport`."""
         await self.current_tab.set_viewport(width, height)
 
+    # -- network (the current tab's) ---------------------------------------
+
+    async def route(self, pattern: RoutePattern, handler: RouteHandler) -> None:
+        """Route the current tab's matching requests; see :meth:`Tab.route`."""
+        await self.current_tab.route(pattern, handler)
+
+    async def unroute(self, pattern: RoutePattern, handler: RouteHandler | None = None) -> int:
+        """Remove routes of the current tab; see :meth:`Tab.unroute`."""
+        return await self.current_tab.unroute(pattern, handler)
+
+    async def unroute_all(self) -> int:
+        """Remove every route of the current tab; see :meth:`Tab.unroute_all`."""
+        return await self.current_tab.unroute_all()
+
+    async def block(
+        self,
+        patterns: RoutePattern | Iterable[RoutePattern] | None = None,
+        *,
+        types: str | Iterable[str] | None = None,
+    ) -> None:
+        """Block requests of the current tab; see :meth:`Tab.block`."""
+        await self.current_tab.block(patterns, types=types)
+
+    async def unblock(self) -> int:
+        """Remove the current tab's blocks; see :meth:`Tab.unblock`."""
+        return await self.current_tab.unblock()
+
+    async def wait_for_response(
+        self,
+        pattern: RoutePattern | Callable[[RequestRecord], bool],
+        *,
+        timeout: float | None = None,
+    ) -> RequestRecord:
+        """Wait for a response of the current tab; see :meth:`Tab.wait_for_response`."""
+        return await self.current_tab.wait_for_response(pattern, timeout=timeout)
+
 
 async def _set_up_tab(tab: Tab) -> None:
+    # Routes first (Fetch, answered by the browser while the page waits), so
+    # a popup's first request is routed too.
+    await tab._net.prepare_page()
     # Emulation, then resume the paused target, in one batch: nothing of the
     # page runs before it is emulated. The resume is needed even when Chrome
     # reports no wait: an auto-attached popup that shares its opener's
@@ -854,3 +897,4 @@ async def _set_up_tab(tab: Tab) -> None:
 def _close_tab(tab: Tab, reason: str) -> None:
     tab._closed = True
     tab._page.close(reason)
+    tab._net.close(reason)
