@@ -22,7 +22,8 @@ itself away, say) is left out of every column and counted apart.
 
 Run: ``python -m benchmarks corpus`` or
 ``python -m benchmarks.bench_corpus [--quick] [--limit N] [--rounds N] [--save DIR]``;
-``--save`` writes every output to ``DIR/<contender>/<page>.txt``;
+``--save`` writes every output to ``DIR/<contender>/<page>.txt`` (through the runner:
+``KOBROWSER_CORPUS_SAVE=DIR``);
 ``python -m benchmarks.bench_corpus --compare BEFORE AFTER`` counts how the
 lines of two saved runs differ.
 """
@@ -223,6 +224,8 @@ def run(
 ) -> str:
     """Entry point for the runner: returns the Markdown section body."""
     n = rounds if rounds is not None else (1 if quick else 3)
+    if save is None and os.environ.get("KOBROWSER_CORPUS_SAVE"):
+        save = Path(os.environ["KOBROWSER_CORPUS_SAVE"])  # the runner passes no --save
     pages = load_corpus(limit=limit if limit is not None else (30 if quick else None))
     start = f"Load average at the start {_loadavg()}. "
     results, failures = asyncio.run(run_corpus(pages, n, save))

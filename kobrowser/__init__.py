@@ -33,10 +33,12 @@ from ._exceptions import (
 )
 
 if _typing.TYPE_CHECKING:
+    from ._axmirror import AXMirrorSettings
     from ._browser import Browser, BrowserContext, Download, connect, launch
     from ._devices import Device, devices
     from ._emulation import Emulation, Geolocation
     from ._geometry import Box
+    from ._network import ConsoleMessage, PageError, Request, RequestRecord, Route
     from ._snapshot import Element, Snapshot
     from ._tab import Dialog, Response, Tab
     from .actions import Action, Outcome, parse_action, parse_actions
@@ -55,6 +57,7 @@ if _typing.TYPE_CHECKING:
 # `ko-browser` client (which only talks to its daemon) starts without loading
 # aiohttp, msgspec or anyio.
 _LAZY = {
+    "AXMirrorSettings": "._axmirror",
     "Browser": "._browser",
     "connect": "._browser",
     "launch": "._browser",
@@ -62,6 +65,11 @@ _LAZY = {
     "Device": "._devices",
     "devices": "._devices",
     "Dialog": "._tab",
+    "ConsoleMessage": "._network",
+    "PageError": "._network",
+    "Request": "._network",
+    "RequestRecord": "._network",
+    "Route": "._network",
     "Box": "._geometry",
     "Emulation": "._emulation",
     "Geolocation": "._emulation",
@@ -107,6 +115,7 @@ def __dir__() -> list[str]:
 __version__ = "0.1.0"
 
 __all__ = [
+    "AXMirrorSettings",
     "Action",
     "ActionSyntaxError",
     "Box",
@@ -118,6 +127,7 @@ __all__ = [
     "CDPTimeoutError",
     "CaptureError",
     "ConnectionClosedError",
+    "ConsoleMessage",
     "Device",
     "Dialog",
     "DiffEntry",
@@ -136,9 +146,13 @@ __all__ = [
     "NoSnapshotError",
     "NotInteractableError",
     "Outcome",
+    "PageError",
     "ParsedSnapshot",
     "ProtocolError",
+    "Request",
+    "RequestRecord",
     "Response",
+    "Route",
     "ScrapeResult",
     "Scraper",
     "Snapshot",

@@ -271,8 +271,12 @@ def draw_labels(
             font=font,
         )
     out = io.BytesIO()
-    options: dict[str, Any] = {}
+    # Fast PNG compression: the drawing is for looking at now, not for archiving.
+    options: dict[str, Any] = {"compress_level": 1} if image_format == "png" else {}
     if quality is not None and image_format in ("jpeg", "webp"):
         options["quality"] = quality
-    image.save(out, format=image_format.upper(), **options)
+    try:
+        image.save(out, format=image_format.upper(), **options)
+    except (OSError, KeyError, ValueError) as error:  # a format this Pillow cannot write
+        raise CaptureError(f"Pillow cannot write {image_format.upper()}: {error!r}") from None
     return out.getvalue()

@@ -23,6 +23,7 @@ import anyio
 
 from . import _validate as validate
 from ._annotate import Label, draw_labels, place_labels
+from ._concurrency import gather
 from ._dom_layout import Rect, intersect
 from ._exceptions import CaptureError, InvalidArgumentError, NoSnapshotError, ProtocolError
 from ._geometry import measure
@@ -123,6 +124,7 @@ async def screenshot(
     snapshot = tab.last_snapshot
     session = tab.cdp
     labels_from: Any = None
+    early: dict[str, Any] | None = None
     if element_id is not None:
         # Same checks as an action: a stale id is an error, never another element.
         from ._tab._resolve import resolve
@@ -153,7 +155,14 @@ async def screenshot(
                 "take a snapshot first",
                 None,
             )
-        measured = await measure(snapshot, timeout=limit)
+        if full_page:
+            measured = await measure(snapshot, timeout=limit)
+        else:
+            # The viewport capture needs nothing measured: both at once.
+            measured, early = await gather(
+                lambda: measure(snapshot, timeout=limit),
+                lambda: _capture(session, {"format": "png"}, limit),
+            )
         labels_from = measured.boxes
         viewport = measured.viewport
         if full_page:
@@ -201,10 +210,7 @@ async def screenshot(
             and clip[3] <= viewport[3]
         )
         params["captureBeyondViewport"] = not inside
-    try:
-        result = await session.send("Page.captureScreenshot", params, timeout=limit)
-    except ProtocolError as error:
-        raise CaptureError(f"Chrome could not capture the page: {error}") from None
+    result = await _capture(session, params, limit) if early is None else early
     data = base64.b64decode(result.get("data", ""))
     if annotate:
         boxes = labels_from
@@ -229,6 +235,13 @@ async def screenshot(
     if path is not None:
         await _write(path, data, "screenshot")
     return data
+
+
+async def _capture(session: CDPSession, params: dict[str, Any], timeout: float) -> dict[str, Any]:
+    try:
+        return await session.send("Page.captureScreenshot", params, timeout=timeout)
+    except ProtocolError as error:
+        raise CaptureError(f"Chrome could not capture the page: {error}") from None
 
 
 def _png_width(data: bytes) -> int:

@@ -27,6 +27,7 @@ __all__ = [
     "filter_cookies",
     "from_cdp",
     "key_of",
+    "split_url",
     "urls_list",
 ]
 
@@ -37,6 +38,27 @@ _KEYS = frozenset(
 # Keys Playwright may write that this layout does not use; accepted and ignored.
 _IGNORED = frozenset({"partitionKey", "_crHasCrossSiteAncestor", "size", "session", "priority"})
 _LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def split_url(url: str) -> tuple[str, str, str] | None:
+    """``(scheme, host, path)`` of an http(s) URL with a host, else None (never raises)."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+        parts.port  # noqa: B018  (raises on a bad port)
+    except ValueError:  # "http://[bad", a port out of range
+        return None
+    if parts.scheme not in ("http", "https") or not host:
+        return None
+    return parts.scheme, host, parts.path
 
 
 def from_cdp(cookie: Mapping[str, Any]) -> dict[str, Any]:
@@ -76,6 +98,9 @@ def cookie_param(cookie: Mapping[str, Any], index: int = 0) -> dict[str, Any]:
             raise _fail(index, f"{key!r} must be a string")
     if not cookie["name"]:
         raise _fail(index, "'name' must not be empty")
+    for key in ("name", "value", "url", "domain", "path"):
+        if isinstance(cookie.get(key), str) and not _encodable(cookie[key]):
+            raise _fail(index, f"{key!r} holds a lone surrogate (not valid Unicode)")
     param: dict[str, Any] = {"name": cookie["name"], "value": cookie["value"]}
     url = cookie.get("url")
     domain = cookie.get("domain")
@@ -85,14 +110,15 @@ def cookie_param(cookie: Mapping[str, Any], index: int = 0) -> dict[str, Any]:
             raise _fail(index, "give either 'url' or 'domain' and 'path', not both")
         if not isinstance(url, str):
             raise _fail(index, "'url' must be a string")
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        split = split_url(url)
+        if split is None:
             raise _fail(index, f"'url' must be an http(s) URL with a host, not {url!r}")
+        scheme, host, url_path = split
         # As a browser would set it from that URL (RFC 6265 default-path).
-        param["domain"] = parts.hostname
-        directory = parts.path.rsplit("/", 1)[0] if parts.path.count("/") > 1 else ""
+        param["domain"] = host
+        directory = url_path.rsplit("/", 1)[0] if url_path.count("/") > 1 else ""
         param["path"] = directory or "/"
-        param["secure"] = parts.scheme == "https"
+        param["secure"] = scheme == "https"
     else:
         if not isinstance(domain, str) or not domain.strip("."):
             raise _fail(index, "needs a 'url', or a 'domain' and a 'path'")
@@ -138,8 +164,7 @@ def urls_list(urls: str | Sequence[str] | None) -> list[str]:
         return []
     items = [urls] if isinstance(urls, str) else list(urls)
     for url in items:
-        parts = urlsplit(url) if isinstance(url, str) else None
-        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        if not isinstance(url, str) or split_url(url) is None:
             raise InvalidArgumentError(f"not an http(s) URL: {url!r}", argument="urls")
     return items
 

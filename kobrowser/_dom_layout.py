@@ -204,25 +204,29 @@ def _document(
         own = inherited
         if len(styles) == len(STYLES):
             name = names[i] if i < len(names) else -1
-            left, top, right, bottom = (px(s) for s in styles[:4])
-            padding = rect[0] + left, rect[1] + top, rect[2] - right, rect[3] - bottom
-            if name in frames:
-                pl, pt, pr, pb = (px(s) for s in styles[4:8])
-                frame_boxes[backend] = (
-                    padding[0] + pl,
-                    padding[1] + pt,
-                    padding[2] - pr,
-                    padding[3] - pb,
-                )
-            if name not in roots and (styles[8] in clipping or styles[9] in clipping):
-                # Only the clipped axis is cut.
-                cut = (
-                    padding[0] if styles[8] in clipping else -_INF,
-                    padding[1] if styles[9] in clipping else -_INF,
-                    padding[2] if styles[8] in clipping else _INF,
-                    padding[3] if styles[9] in clipping else _INF,
-                )
-                own = None if inherited is None else intersect(cut, inherited)
+            is_frame = name in frames
+            clip_x = styles[8] in clipping and name not in roots
+            clip_y = styles[9] in clipping and name not in roots
+            if is_frame or clip_x or clip_y:
+                left, top, right, bottom = (px(s) for s in styles[:4])
+                padding = rect[0] + left, rect[1] + top, rect[2] - right, rect[3] - bottom
+                if is_frame:
+                    pl, pt, pr, pb = (px(s) for s in styles[4:8])
+                    frame_boxes[backend] = (
+                        padding[0] + pl,
+                        padding[1] + pt,
+                        padding[2] - pr,
+                        padding[3] - pb,
+                    )
+                if clip_x or clip_y:
+                    # Only the clipped axis is cut.
+                    cut = (
+                        padding[0] if clip_x else -_INF,
+                        padding[1] if clip_y else -_INF,
+                        padding[2] if clip_x else _INF,
+                        padding[3] if clip_y else _INF,
+                    )
+                    own = None if inherited is None else intersect(cut, inherited)
         passed[i] = own
     children: dict[int, str] = {}
     rare = nodes.contentDocumentIndex

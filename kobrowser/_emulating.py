@@ -1,8 +1,8 @@
 """ContextEmulation: one context's emulation, applied to each of its sessions.
 
 Owned by a :class:`~kobrowser.BrowserContext`. Its tabs call
-:meth:`ContextEmulation.set_up_tab` when they are set up (before their first
-navigation; popups as soon as they attach) and
+:meth:`ContextEmulation.set_up_tab` when they are set up (new page targets,
+popups too, wait for it: it resumes them in the same batch) and
 :meth:`ContextEmulation.set_up_frame` for each out-of-process frame, so
 emulation holds in popups and cross-origin frames too. A change
 (:meth:`ContextEmulation.change`) is applied to every live session at once,
@@ -70,11 +70,29 @@ class ContextEmulation:
 
     # -- set-up of new sessions ----------------------------------------------------
 
-    async def set_up_tab(self, tab: Tab) -> None:
-        """Apply the settings to a new tab's page session (no call when none is set)."""
-        if self.settings.empty:
-            return
-        await apply_to_sessions([(tab.cdp, self._calls(tab, page=True))], self._timeout)
+    async def set_up_tab(self, tab: Tab, *, resume: bool = False) -> None:
+        """Apply the settings to a new tab's page session (no call when none is set).
+
+        Args:
+            tab: the new tab.
+            resume: then resume its target (``Runtime.runIfWaitingForDebugger``)
+                in the same batch, so the page starts emulated.
+
+        Raises:
+            KoBrowserError: Chrome refused a call, or the tab could not be resumed.
+        """
+        calls = [] if self.settings.empty else self._calls(tab, page=True)
+        if self.settings.extra_http_headers or self.settings.offline:
+            # Both hold only with Network enabled, and the first request is near.
+            calls.insert(0, ("Network.enable", {}))
+        if resume:
+            calls.append(("Runtime.runIfWaitingForDebugger", {}))
+        if calls:
+            await apply_to_sessions([(tab.cdp, calls)], self._timeout, strict=resume)
+
+    def frame_calls(self) -> list[Call]:
+        """The calls that emulate the settings in a new out-of-process frame."""
+        return [] if self.settings.empty else self._calls(None, page=False)
 
     async def set_up_frame(self, session: CDPSession) -> None:
         """Apply the settings to a new out-of-process frame's session."""

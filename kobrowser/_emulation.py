@@ -143,16 +143,30 @@ def _headers(value: Any) -> tuple[tuple[str, str], ...]:
     for name, text in value.items():
         if not isinstance(name, str) or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name):
             raise _bad("extra_http_headers", f"not a header name: {name!r}")
-        if not isinstance(text, str) or "\n" in text or "\r" in text:
+        if not isinstance(text, str) or "\n" in text or "\r" in text or not _encodable(text):
             raise _bad("extra_http_headers", f"the value of {name!r} must be one line of text")
         pairs.append((name, text))
     return tuple(pairs)
 
 
 def _text(argument: str, value: Any) -> str:
-    if not isinstance(value, str) or not value.strip() or "\n" in value or "\r" in value:
-        raise _bad(argument, f"give one line of text, not {value!r}")
+    if (
+        not isinstance(value, str)
+        or not value.strip()
+        or "\n" in value
+        or "\r" in value
+        or not _encodable(value)
+    ):
+        raise _bad(argument, f"give one line of valid text, not {value!r}")
     return value
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return False
+    return True
 
 
 def _timezone(value: Any) -> str:
@@ -362,14 +376,15 @@ def session_calls(
 
 
 async def apply_to_sessions(
-    targets: Sequence[tuple[CDPSession, list[Call]]], timeout: float
+    targets: Sequence[tuple[CDPSession, list[Call]]], timeout: float, *, strict: bool = False
 ) -> None:
     """Send each session its calls, all in one batch.
 
-    A session that went away meanwhile is skipped.
+    A session that went away meanwhile is skipped (``strict``: raises).
 
     Raises:
-        KoBrowserError: Chrome refused a call (the message names it).
+        ProtocolError: Chrome refused a call (the message names it).
+        TargetClosedError: with ``strict``, a session went away.
     """
     batch = [(session, name, params, None) for session, calls in targets for name, params in calls]
     if not batch:
@@ -377,9 +392,9 @@ async def apply_to_sessions(
     connection = batch[0][0].connection
     results = await connection.call_many(batch, timeout=timeout)
     for (session, *_), result in zip(batch, results, strict=True):
-        if isinstance(result, TargetClosedError) or (
-            isinstance(result, KoBrowserError) and session.closed
-        ):
+        if not isinstance(result, KoBrowserError):
             continue
-        if isinstance(result, KoBrowserError):
-            raise KoBrowserError(f"emulation failed: {result}") from result
+        gone = isinstance(result, TargetClosedError) or session.closed
+        if gone and not strict:
+            continue
+        raise result  # a ProtocolError names the call Chrome refused

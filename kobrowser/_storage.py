@@ -57,8 +57,13 @@ def normalize_origin(origin: Any) -> str:
     """``https://Example.com/`` -> ``https://example.com``; raise if not an origin."""
     if not isinstance(origin, str):
         raise _bad(f"an origin must be a string, not {type(origin).__name__}")
-    parts = urlsplit(origin)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    try:
+        parts = urlsplit(origin)
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+        parts.port  # noqa: B018  (raises on a bad port)
+    except ValueError:
+        ok = False
+    if not ok:
         raise _bad(f"not an http(s) origin: {origin!r}")
     if parts.path not in ("", "/") or parts.query or parts.fragment:
         raise _bad(f"an origin has no path, query or fragment: {origin!r}")

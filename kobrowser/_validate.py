@@ -16,6 +16,7 @@ note of issue 18); ``scripts/list_argument_errors.py`` prints it.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -52,6 +53,13 @@ MAX_DRAG_STEPS = 1000
 #: Longest pause between two keys of type(), in ms.
 MAX_TYPE_DELAY_MS = 10_000.0
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+# isinstance() with tuples built once (an `int | float` union is built on every call).
+_SCALARS = (bool, int, float)
+_NUMBERS = (int, float)
+_COLLECTIONS = (list, tuple, set, frozenset)
+_SEQUENCES = (list, tuple)
+_PATHS = (str, os.PathLike)
+_INF = math.inf
 
 
 def _show(value: Any) -> str:
@@ -61,7 +69,7 @@ def _show(value: Any) -> str:
         if len(text) > _SHOWN:
             text = f"{text[: _SHOWN - 4]}...' ({len(value)} characters)"
         return text
-    if value is None or isinstance(value, bool | int | float):
+    if value is None or isinstance(value, _SCALARS):
         text = repr(value)
         return text if len(text) <= _SHOWN else f"{text[:_SHOWN]}... ({type(value).__name__})"
     text = repr(value)
@@ -78,7 +86,7 @@ def fail(argument: str, value: Any, accepted: str) -> InvalidArgumentError:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, _NUMBERS) and value.__class__ is not bool
 
 
 # -- single checks -------------------------------------------------------------
@@ -86,6 +94,11 @@ def _is_number(value: Any) -> bool:
 
 def seconds(value: Any, argument: str = "timeout", *, positive: bool = False) -> float:
     """A finite number of seconds, >= 0 (> 0 with ``positive``), as a float."""
+    # The hot path (every CDP call): a plain float or int. NaN fails every
+    # comparison; a bool's class is bool, never int.
+    cls = value.__class__
+    if (cls is float or cls is int) and (0 < value < _INF if positive else 0 <= value < _INF):
+        return float(value)
     bound = "> 0" if positive else ">= 0"
     if not _is_number(value) or not math.isfinite(value) or value < 0 or (positive and value == 0):
         raise fail(argument, value, f"a number of seconds {bound} (not NaN or infinite)")
@@ -96,6 +109,9 @@ def timeout(value: Any, argument: str = "timeout") -> float | None:
     """None (the default deadline) or a finite number of seconds >= 0."""
     if value is None:
         return None
+    cls = value.__class__
+    if (cls is float or cls is int) and 0 <= value < _INF:
+        return float(value)
     if not _is_number(value) or not math.isfinite(value) or value < 0:
         raise fail(argument, value, "a number of seconds >= 0 (not NaN or infinite), or None")
     return float(value)
@@ -103,6 +119,8 @@ def timeout(value: Any, argument: str = "timeout") -> float | None:
 
 def element_id(value: Any, argument: str = "element_id") -> int:
     """A snapshot id: a whole number >= 1 (a bool is not an id)."""
+    if value.__class__ is int and value >= 1:
+        return int(value)
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise fail(argument, value, "an element id from the latest snapshot: a whole number >= 1")
     return value
@@ -190,9 +208,17 @@ def _url_pattern(value: Any, argument: str) -> Any:
     return value
 
 
+@functools.cache
+def _keyboard() -> Any:
+    """The keyboard module, imported on first use (it imports this module's errors)."""
+    from ._tab import _keyboard as keyboard
+
+    return keyboard
+
+
 def _key(value: Any, argument: str) -> str:
     text = _text(value, argument, empty=False, what="a key or chord such as 'Enter' or 'Control+a'")
-    from ._tab._keyboard import parse_combo
+    parse_combo = _keyboard().parse_combo
 
     try:
         parse_combo(text)
@@ -203,9 +229,9 @@ def _key(value: Any, argument: str) -> str:
 
 def _modifiers(value: Any, argument: str) -> Any:
     accepted = "a list of modifier names: Shift, Control, Alt, Meta"
-    if isinstance(value, str) or not isinstance(value, list | tuple | set | frozenset):
+    if isinstance(value, str) or not isinstance(value, _COLLECTIONS):
         raise fail(argument, value, accepted)
-    from ._tab._keyboard import MODIFIER_BITS
+    MODIFIER_BITS = _keyboard().MODIFIER_BITS
 
     for name in value:
         canonical = (
@@ -220,13 +246,13 @@ def _modifiers(value: Any, argument: str) -> Any:
 
 def existing_files(value: Any, argument: str = "files") -> list[str]:
     """Absolute paths of files that exist (``~`` expanded)."""
-    if isinstance(value, str | os.PathLike):
+    if isinstance(value, _PATHS):
         value = [value]
-    if not isinstance(value, list | tuple):
+    if not isinstance(value, _SEQUENCES):
         raise fail(argument, value, "paths of files (str or os.PathLike)")
     paths: list[str] = []
     for item in value:
-        if not isinstance(item, str | os.PathLike):
+        if not isinstance(item, _PATHS):
             raise fail(argument, item, "a path of a file (str or os.PathLike)")
         try:
             path = os.fspath(item)
@@ -246,7 +272,7 @@ def existing_files(value: Any, argument: str = "files") -> list[str]:
 
 
 def _values(value: Any, argument: str) -> Any:
-    if not isinstance(value, list | tuple) or not value:
+    if not isinstance(value, _SEQUENCES) or not value:
         raise fail(argument, value, "at least one option value or label (str)")
     for item in value:
         _text(item, argument, what="an option value or label")
@@ -254,7 +280,7 @@ def _values(value: Any, argument: str) -> Any:
 
 
 def _path(value: Any, argument: str) -> Any:
-    if not isinstance(value, str | os.PathLike):
+    if not isinstance(value, _PATHS):
         raise fail(argument, value, "a directory path (str or os.PathLike)")
     path = os.fspath(value)
     if not isinstance(path, str) or not path or "\0" in path:
@@ -312,6 +338,7 @@ RULES: dict[str, tuple[Rule, str]] = {
     "depth": (_depth, "depth"),
     "text_limit": (_text_limit, "text_limit"),
     "clickable": (_flag, "clickable"),
+    "fresh": (_flag, "fresh"),
     "find_role": (_optional_text, "role"),
     "find_name": (_optional_text, "name"),
     "find_text": (_optional_text, "text"),
@@ -369,7 +396,7 @@ def launch_options(
         _flag(no_sandbox, "no_sandbox")
     if executable_path is not None:
         _path(executable_path, "executable_path")
-    if isinstance(args, str) or not isinstance(args, list | tuple):
+    if isinstance(args, str) or not isinstance(args, _SEQUENCES):
         raise fail("args", args, "a list of command-line flags (str)")
     for arg in args:
         if not isinstance(arg, str) or "\0" in arg:

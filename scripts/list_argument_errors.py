@@ -37,7 +37,11 @@ def command_line() -> list[tuple[str, str]]:
                     walk(sub, (*words, name))
                 continue
             where = " ".join(words) or "ko-browser"
-            label = action.option_strings[-1] if action.option_strings else action.metavar
+            label = (
+                action.option_strings[-1]
+                if action.option_strings
+                else action.metavar or action.dest
+            )
             if action.type is not None and callable(action.type):
                 for text in BAD_TEXTS:
                     try:

@@ -113,6 +113,8 @@ async def test_clear_cookies_all_or_by_filter(browser: Browser, server: PageServ
         ({"name": "x", "value": "1", "url": "http://a.test/", "expires": -5}, "'expires'"),
         ({"name": "x", "value": "1", "url": "http://a.test/", "colour": "red"}, "unknown field"),
         ({"name": "", "value": "1", "url": "http://a.test/"}, "must not be empty"),
+        ({"name": "x", "value": "\udc80", "url": "http://a.test/"}, "lone surrogate"),
+        ({"name": "x", "value": "1", "url": "http://[bad"}, "http(s) URL"),
     ],
 )
 async def test_a_bad_cookie_adds_none(

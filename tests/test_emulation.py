@@ -85,6 +85,35 @@ async def test_a_phone_in_tabs_popups_and_cross_origin_frames(
         await plain.close()
 
 
+async def test_a_popup_is_emulated_from_its_first_request(
+    browser: Browser, server: PageServer
+) -> None:
+    seen: list[dict[str, str]] = []
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        seen.append(dict(request.headers))
+        page = _MOBILE + "<script>window.first = [innerWidth, navigator.userAgent]</script>"
+        return web.Response(text=page, content_type="text/html")
+
+    popup_url = server.set_route("/e/first.html", handler)
+    opener_url = server.set_page("/e/opener.html", _MOBILE)
+    phone = devices["Pixel 7"]
+    async with await browser.new_context(device="Pixel 7", extra_http_headers={"X-E": "1"}) as ctx:
+        tab = await ctx.new_tab(opener_url)
+        for how in ("window.open", "noopener"):
+            seen.clear()
+            features = ", 'popup', 'noopener'" if how == "noopener" else ""
+            await tab.cdp.send(
+                "Runtime.evaluate",
+                {"expression": f"window.open('{popup_url}'{features}), 1", "userGesture": True},
+            )
+            popup = await browser.wait_for_tab()
+            await popup.wait_for_load()
+            assert await popup.evaluate("window.first") == [phone.viewport[0], phone.user_agent]
+            assert seen[0]["User-Agent"] == phone.user_agent and seen[0]["X-E"] == "1"
+            await popup.close()
+
+
 async def test_locale_zone_media_headers_in_page_and_frame(
     browser: Browser, server: PageServer
 ) -> None:
@@ -185,6 +214,7 @@ async def test_tab_viewport_and_context_viewport(browser: Browser, server: PageS
         ({"extra_http_headers": {"Bad Name": "x"}}, "extra_http_headers", "header name"),
         ({"permissions": ["telepathy"]}, "permissions", "unknown permission"),
         ({"offline": "yes"}, "offline", "true or false"),
+        ({"user_agent": "\udc80"}, "user_agent", "valid text"),
     ],
 )
 async def test_bad_emulation_creates_nothing(

@@ -295,3 +295,12 @@ def test_a_rule_accepts_or_raises_the_argument_error(keyword: str, value: Any) -
     except InvalidArgumentError as exc:
         assert exc.argument == v.RULES[keyword][1]
         assert str(exc).startswith(f"{exc.argument}: ")
+
+
+def test_parse_snapshot_refuses_what_is_not_snapshot_text() -> None:
+    with pytest.raises(InvalidArgumentError, match=r"^text: got int") as info:
+        kobrowser.parse_snapshot(5)  # type: ignore[arg-type]
+    assert info.value.argument == "text"
+    with pytest.raises(InvalidArgumentError, match=r"^line 1: ") as info:
+        kobrowser.parse_snapshot("x")
+    assert info.value.argument == "text" and isinstance(info.value, ValueError)

@@ -9,6 +9,7 @@ when mirrors are used (``Browser.ax_mirror``, ``KOBROWSER_AX_MIRROR``).
 from __future__ import annotations
 
 from ._mirror import THROTTLE_WINDOW, DocumentMirror, diff_nodes
+from ._policy import TabMirror
 from ._settings import ENV_VAR, AXMirrorSettings, settings_from_env
 from ._store import SUSPECT_ROLES, MirrorStore, UpdateVerdict, decode_nodes
 
@@ -19,6 +20,7 @@ __all__ = [
     "AXMirrorSettings",
     "DocumentMirror",
     "MirrorStore",
+    "TabMirror",
     "UpdateVerdict",
     "decode_nodes",
     "diff_nodes",

@@ -130,6 +130,7 @@ class DocumentMirror:
         self._ready_at = 0.0
         self._served = 0
         self._lock = anyio.Lock()
+        self._settled = anyio.Event()  # set when a crawl ends (ready or failed)
         self._enabled = False
         self._removers: list[Callable[[], None]] = []
         self.stats: dict[str, int] = {"served": 0, "fallbacks": 0, "resets": 0, "checks": 0}
@@ -142,6 +143,22 @@ class DocumentMirror:
     def __len__(self) -> int:
         return len(self._store) if self._store is not None else 0
 
+    async def wait_ready(self) -> bool:
+        """Wait until the crawl under way ends and the throttle window is over.
+
+        Returns:
+            True when the mirror is ready to answer, False when there is no
+            crawl under way or it failed (or the mirror was reset meanwhile).
+
+        Cancelling the caller stops the wait only.
+        """
+        if self._state == "crawling":
+            await self._settled.wait()
+        if self._state != "ready":
+            return False
+        await anyio.sleep(max(0.0, self._ready_at - time.monotonic()))
+        return self._state == "ready"
+
     # -- life cycle --------------------------------------------------------
 
     def start_crawl(self, timeout: float) -> None:
@@ -149,6 +166,7 @@ class DocumentMirror:
         if self._state != "idle":
             return
         self._state = "crawling"
+        self._settled = anyio.Event()
         generation = self._generation
         self._spawn(lambda: self._crawl(generation, timeout))
 
@@ -161,12 +179,14 @@ class DocumentMirror:
         self._inbox.clear()
         self._refetch.clear()
         self._state = "idle"
+        self._settled.set()
         self.stats["resets"] += 1
 
     def close(self) -> None:
         """Stop following events. Idempotent."""
         self._generation += 1
         self._state = "closed"
+        self._settled.set()
         self._store = None
         self._inbox.clear()
         for remove in self._removers:
@@ -227,6 +247,9 @@ class DocumentMirror:
                 _log.debug("AX mirror crawl failed: %s", exc)
                 self._state = "failed"
                 self._store = None
+        finally:
+            if generation == self._generation:
+                self._settled.set()
 
     async def _fetch(self, parents: list[str], timeout: float) -> list[str]:
         """Ask for the children of ``parents``; the answers join the inbox.

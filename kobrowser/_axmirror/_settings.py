@@ -8,6 +8,8 @@ from typing import Final
 
 import msgspec
 
+from .._exceptions import InvalidArgumentError
+
 __all__ = ["ENV_VAR", "AXMirrorSettings", "settings_from_env"]
 
 ENV_VAR: Final = "KOBROWSER_AX_MIRROR"
@@ -46,14 +48,22 @@ class AXMirrorSettings(msgspec.Struct, frozen=True, kw_only=True):
     crawl_batch: int = 128
 
     def __post_init__(self) -> None:
-        if self.min_nodes < 0:
-            raise ValueError(f"min_nodes must be >= 0, not {self.min_nodes!r}")
-        if not 0.0 < self.max_update_share <= 1.0:
-            raise ValueError(f"max_update_share must be in (0, 1], not {self.max_update_share!r}")
-        if self.check_every < 0:
-            raise ValueError(f"check_every must be >= 0, not {self.check_every!r}")
-        if self.crawl_batch < 1:
-            raise ValueError(f"crawl_batch must be >= 1, not {self.crawl_batch!r}")
+        def bad(name: str, expected: str) -> InvalidArgumentError:
+            value = getattr(self, name)
+            return InvalidArgumentError(
+                f"{name}: got {value!r}; expected {expected}", argument=name
+            )
+
+        for name in ("enabled", "verify"):
+            if not isinstance(getattr(self, name), bool):
+                raise bad(name, "True or False")
+        for name, low in (("min_nodes", 0), ("check_every", 0), ("crawl_batch", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise bad(name, f"a whole number >= {low}")
+        share = self.max_update_share
+        if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 < share <= 1:
+            raise bad("max_update_share", "a number in (0, 1]")
 
 
 _WORDS: Final[Mapping[str, Mapping[str, object]]] = {
@@ -75,7 +85,7 @@ def settings_from_env(
     or ``verify`` (any page size, every snapshot compared with a full fetch).
 
     Raises:
-        ValueError: the variable holds another word.
+        InvalidArgumentError: the variable holds another word.
     """
     settings = base or AXMirrorSettings()
     word = (os.environ if environ is None else environ).get(ENV_VAR, "").strip().lower()
@@ -83,5 +93,7 @@ def settings_from_env(
         return settings
     changes = _WORDS.get(word)
     if changes is None:
-        raise ValueError(f"{ENV_VAR} must be one of {', '.join(_WORDS)}, not {word!r}")
+        raise InvalidArgumentError(
+            f"{ENV_VAR}: got {word!r}; expected one of {', '.join(_WORDS)}", argument=ENV_VAR
+        )
     return msgspec.structs.replace(settings, **changes)

@@ -186,32 +186,68 @@ class MirrorStore:
             node that comes back later is read again, never reused.
         """
         store = self.nodes
-        get = store.get
-        root = get(self.root_id)
+        root = store.get(self.root_id)
         if root is None:  # pragma: no cover - the root is never dropped
             return [], []
-        out: list[AXNode] = [root]
-        parents: list[str] = []
-        seen: set[str] = {self.root_id}
-        stack: list[AXNode] = [root]
-        push = stack.append
         with gc_paused():
-            while stack:
-                node = stack.pop()
-                lacking = False
-                for child_id in node.childIds:
-                    if child_id in seen:
-                        continue
-                    child = get(child_id)
-                    if child is None:
-                        lacking = True
-                        continue
-                    seen.add(child_id)
-                    out.append(child)
-                    push(child)
-                if lacking:
-                    parents.append(node.nodeId)
-            if len(seen) < len(store):
+            walked = _walk(root, store, len(store))
+            if walked is None:  # a node listed twice (or a cycle): walk with a seen set
+                walked = _walk_once(root, store)
+            out, parents = walked
+            if len(out) < len(store):
                 self.nodes = {node.nodeId: node for node in out}
         self.touched.clear()
         return out, parents
+
+
+def _walk(
+    root: AXNode, store: dict[str, AXNode], limit: int
+) -> tuple[list[AXNode], list[str]] | None:
+    """Every node under ``root`` and the parents lacking a child; None past ``limit``.
+
+    The fast walk of a proper tree: a node reached twice makes the count
+    pass the number of nodes held, and the caller walks again with a seen set.
+    """
+    get = store.get
+    out: list[AXNode] = [root]
+    parents: list[str] = []
+    append = out.append
+    stack: list[AXNode] = [root]
+    push = stack.append
+    pop = stack.pop
+    while stack:
+        node = pop()
+        for child_id in node.childIds:
+            child = get(child_id)
+            if child is None:
+                parents.append(node.nodeId)
+                continue
+            append(child)
+            push(child)
+        if len(out) > limit:
+            return None
+    return out, list(dict.fromkeys(parents))
+
+
+def _walk_once(root: AXNode, store: dict[str, AXNode]) -> tuple[list[AXNode], list[str]]:
+    get = store.get
+    out: list[AXNode] = [root]
+    parents: list[str] = []
+    seen: set[str] = {root.nodeId}
+    stack: list[AXNode] = [root]
+    while stack:
+        node = stack.pop()
+        lacking = False
+        for child_id in node.childIds:
+            if child_id in seen:
+                continue
+            child = get(child_id)
+            if child is None:
+                lacking = True
+                continue
+            seen.add(child_id)
+            out.append(child)
+            stack.append(child)
+        if lacking:
+            parents.append(node.nodeId)
+    return out, parents

@@ -15,7 +15,7 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from contextlib import AsyncExitStack, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,11 +23,12 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.abc
 
+from .._axmirror import AXMirrorSettings, settings_from_env
 from .._concurrency import exit_unwrapped
 from .._deadline import Deadline
 from .._devices import Device
 from .._emulation import Emulation, Geolocation, build_emulation, permission_names
-from .._exceptions import KoBrowserError, TargetClosedError
+from .._exceptions import InvalidArgumentError, KoBrowserError, TargetClosedError
 from .._storage import load_state, parse_state, track_origins
 from .._tab import Tab
 from .._validate import check, fail, seconds
@@ -40,6 +41,7 @@ from ._targets import TargetTracker
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from .._network import RequestRecord, RouteHandler, RoutePattern
     from .._snapshot import Element, Snapshot
     from .._tab import Response
     from .._tab._pagestate import LoadState
@@ -54,11 +56,12 @@ SNAPSHOT_LIMIT = 50 * 1024 * 1024
 
 _AUTO_ATTACH = {
     "autoAttach": True,
-    # Not paused: a popup's renderer would not answer the set-up calls until
-    # resumed, and a paused page whose set-up failed would hang for good.
+    # Paused until set-up resumes it (the first call of _set_up_tab, in one
+    # batch after its context's emulation), so a popup's first request and
+    # document are emulated too. Untracked targets are resumed by _release.
     # Chrome re-sends the lifecycle state when it is enabled, so a tab set up
-    # late still knows how far its document got.
-    "waitForDebuggerOnStart": False,
+    # after its document started still knows how far it got.
+    "waitForDebuggerOnStart": True,
     "flatten": True,
     "filter": [{"type": "page", "exclude": False}],
 }
@@ -81,6 +84,8 @@ class Browser:
         snapshot_limit: the most bytes of accessibility data one snapshot
             reads (default 50 MiB; None: no limit). A page with more fails
             with :class:`SnapshotTooLargeError` instead of exhausting memory.
+        ax_mirror: when tabs mirror their page's accessibility tree
+            (:class:`AXMirrorSettings`; default from ``KOBROWSER_AX_MIRROR``).
     """
 
     def __init__(
@@ -95,6 +100,7 @@ class Browser:
         self._endpoint = endpoint
         self.timeout = timeout
         self.snapshot_limit: int | None = SNAPSHOT_LIMIT
+        self._ax_mirror = settings_from_env()
         self._connection: Connection | None = None
         self._stack: AsyncExitStack | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
@@ -113,6 +119,27 @@ class Browser:
         self._downloads = Downloads(self)
         self._download_dir = Path(download_dir).resolve() if download_dir else None
         self._temp_download_dir: Path | None = None
+
+    @property
+    def ax_mirror(self) -> AXMirrorSettings:
+        """When tabs mirror their page's accessibility tree (see :class:`AXMirrorSettings`).
+
+        Set it to change every tab's mirrors from their next snapshot on,
+        e.g. ``browser.ax_mirror = AXMirrorSettings(enabled=False)``.
+
+        Raises:
+            InvalidArgumentError: (setting) not an :class:`AXMirrorSettings`.
+        """
+        return self._ax_mirror
+
+    @ax_mirror.setter
+    def ax_mirror(self, settings: AXMirrorSettings) -> None:
+        if not isinstance(settings, AXMirrorSettings):
+            raise InvalidArgumentError(
+                f"ax_mirror: got {settings!r}; expected an AXMirrorSettings",
+                argument="ax_mirror",
+            )
+        self._ax_mirror = settings
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -218,6 +245,9 @@ class Browser:
         tab = Tab(self, session, info.targetId)
         tab._context_id = info.browserContextId
         tab._opener_id = info.openerId
+        opener = self._targets.get(info.openerId) if info.openerId else None
+        if opener is not None:  # a popup starts with its opener's routes
+            tab._net.routes.add(opener._net.routes.entries)
         track_origins(session, lambda: context_of(self, tab._context_id))
         return tab
 
@@ -559,6 +589,7 @@ class Browser:
         clickable: bool = True,
         text_limit: int | None = 80,
         timeout: float | None = None,
+        fresh: bool = False,
     ) -> Snapshot:
         """Snapshot the current tab; see :meth:`Tab.snapshot`."""
         return await self.current_tab.snapshot(
@@ -569,6 +600,7 @@ class Browser:
             clickable=clickable,
             text_limit=text_limit,
             timeout=timeout,
+            fresh=fresh,
         )
 
     async def find(
@@ -816,15 +848,56 @@ class Browser:
         """Resize the current tab's page area; see :meth:`Tab.set_viewport`."""
         await self.current_tab.set_viewport(width, height)
 
+    # -- network (the current tab's) ---------------------------------------
+
+    async def route(self, pattern: RoutePattern, handler: RouteHandler) -> None:
+        """Route the current tab's matching requests; see :meth:`Tab.route`."""
+        await self.current_tab.route(pattern, handler)
+
+    async def unroute(self, pattern: RoutePattern, handler: RouteHandler | None = None) -> int:
+        """Remove routes of the current tab; see :meth:`Tab.unroute`."""
+        return await self.current_tab.unroute(pattern, handler)
+
+    async def unroute_all(self) -> int:
+        """Remove every route of the current tab; see :meth:`Tab.unroute_all`."""
+        return await self.current_tab.unroute_all()
+
+    async def block(
+        self,
+        patterns: RoutePattern | Iterable[RoutePattern] | None = None,
+        *,
+        types: str | Iterable[str] | None = None,
+    ) -> None:
+        """Block requests of the current tab; see :meth:`Tab.block`."""
+        await self.current_tab.block(patterns, types=types)
+
+    async def unblock(self) -> int:
+        """Remove the current tab's blocks; see :meth:`Tab.unblock`."""
+        return await self.current_tab.unblock()
+
+    async def wait_for_response(
+        self,
+        pattern: RoutePattern | Callable[[RequestRecord], bool],
+        *,
+        timeout: float | None = None,
+    ) -> RequestRecord:
+        """Wait for a response of the current tab; see :meth:`Tab.wait_for_response`."""
+        return await self.current_tab.wait_for_response(pattern, timeout=timeout)
+
 
 async def _set_up_tab(tab: Tab) -> None:
-    # Needed even when Chrome reports no wait: an auto-attached popup that
-    # shares its opener's renderer blocks the opener until then.
-    await tab.cdp.send("Runtime.runIfWaitingForDebugger")
-    await context_of(tab.browser, tab._context_id)._emulation.set_up_tab(tab)
+    # Routes first (Fetch, answered by the browser while the page waits), so
+    # a popup's first request is routed too.
+    await tab._net.prepare_page()
+    # Emulation, then resume the paused target, in one batch: nothing of the
+    # page runs before it is emulated. The resume is needed even when Chrome
+    # reports no wait: an auto-attached popup that shares its opener's
+    # renderer blocks the opener until then.
+    await context_of(tab.browser, tab._context_id)._emulation.set_up_tab(tab, resume=True)
     await tab._init()
 
 
 def _close_tab(tab: Tab, reason: str) -> None:
     tab._closed = True
     tab._page.close(reason)
+    tab._net.close(reason)

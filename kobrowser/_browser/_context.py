@@ -15,7 +15,8 @@ from .._cookies import cookie_params, filter_cookies, from_cdp, key_of, urls_lis
 from .._devices import Device
 from .._emulating import ContextEmulation
 from .._emulation import Emulation, Geolocation
-from .._exceptions import InvalidArgumentError, KoBrowserError, ProtocolError
+from .._exceptions import InvalidArgumentError, KoBrowserError, ProtocolError, TargetClosedError
+from .._network import RouteTable, block_entries, route_entry
 from .._storage import load_state, parse_state, read_state
 from .._validate import check
 from ._downloads import download_behavior
@@ -23,6 +24,7 @@ from ._downloads import download_behavior
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from .._network import RouteHandler, RoutePattern
     from .._tab import Tab
     from .._tab._pagestate import LoadState
     from ._browser import Browser
@@ -57,6 +59,7 @@ class BrowserContext:
         self._closed = False
         self._origins: dict[str, None] = {}  # http(s) origins its frames showed, in order
         self._emulation = ContextEmulation(self)
+        self._routes = RouteTable()
 
     def __repr__(self) -> str:
         name = "default" if self.id is None else self.id
@@ -238,7 +241,13 @@ class BrowserContext:
         state = await read_state(self, list(self._origins), deadline)
         if path is not None:
             text = json.dumps(state, indent=2, ensure_ascii=False)
-            await anyio.Path(path).write_text(text + "\n", encoding="utf-8")
+            try:
+                await anyio.Path(path).write_text(text + "\n", encoding="utf-8")
+            except (OSError, ValueError) as exc:  # a directory, no such folder, a NUL byte
+                reason = getattr(exc, "strerror", None) or exc
+                raise InvalidArgumentError(
+                    f"path: cannot write {os.fspath(path)!r}: {reason}", argument="path"
+                ) from None
         return state
 
     async def set_storage_state(
@@ -374,6 +383,52 @@ class BrowserContext:
         """Take back every permission granted in this context."""
         self._check_open()
         await self._emulation.clear_permissions()
+
+    # -- network routing ---------------------------------------------------
+
+    async def route(self, pattern: RoutePattern, handler: RouteHandler) -> None:
+        """Route the matching requests of every tab of this context, popups included.
+
+        As :meth:`kobrowser.Tab.route`; a tab's own routes come first.
+
+        Raises:
+            InvalidArgumentError: a bad pattern or handler (nothing changed).
+        """
+        self._routes.add([route_entry(pattern, handler)])
+        await self._sync_routes()
+
+    async def unroute(self, pattern: RoutePattern, handler: RouteHandler | None = None) -> int:
+        """Remove the context's routes registered with ``pattern``; returns how many."""
+        removed = self._routes.remove(pattern, handler)
+        await self._sync_routes()
+        return removed
+
+    async def unroute_all(self) -> int:
+        """Remove every route and block of the context; returns how many."""
+        removed = self._routes.clear()
+        await self._sync_routes()
+        return removed
+
+    async def block(
+        self,
+        patterns: RoutePattern | Iterable[RoutePattern] | None = None,
+        *,
+        types: str | Iterable[str] | None = None,
+    ) -> None:
+        """Block requests in every tab of the context; see :meth:`kobrowser.Tab.block`."""
+        self._routes.add(block_entries(patterns, types))
+        await self._sync_routes()
+
+    async def unblock(self) -> int:
+        """Remove the context's blocks; returns how many."""
+        removed = self._routes.clear(blocking_only=True)
+        await self._sync_routes()
+        return removed
+
+    async def _sync_routes(self) -> None:
+        for tab in self.tabs:
+            with contextlib.suppress(TargetClosedError):
+                await tab._net.sync()
 
     async def close(self) -> None:
         """Close the context and all its tabs. Idempotent.

@@ -219,6 +219,7 @@ async def fetch_frames(
     frame_tree_version: Callable[[CDPSession], int | None] | None = None,
     clickable: ClickableMaps | None = None,
     limit: int | None = None,
+    top_nodes: list[AXNode] | None = None,
 ) -> FetchedFrames:
     """Fetch every frame's AX tree concurrently and link child frames to owners.
 
@@ -248,16 +249,20 @@ async def fetch_frames(
             the first batch (before its AX calls) and every frame is built
             with its session's map; ``None``: no element is marked
             ``clickable``.
+        top_nodes: the top document's AX nodes, already known (from the
+            tab's AX mirror): its ``getFullAXTree`` is not asked for.
 
     Raises:
         KoBrowserError: the top document could not be read.
     """
     budget = AXBudget(limit)
-    fetched = await _fetch(page, oopifs, timeout, cache, frame_tree_version, clickable, budget)
+    fetched = await _fetch(
+        page, oopifs, timeout, cache, frame_tree_version, clickable, budget, top_nodes
+    )
     if fetched is None:
         # A frame tree reused from the cache changed while the AX trees were
         # read: read everything again, asking for every frame tree this time.
-        fetched = await _fetch(page, oopifs, timeout, cache, None, clickable, budget)
+        fetched = await _fetch(page, oopifs, timeout, cache, None, clickable, budget, top_nodes)
     assert fetched is not None
     return fetched
 
@@ -270,6 +275,7 @@ async def _fetch(
     frame_tree_version: Callable[[CDPSession], int | None] | None,
     clickable: ClickableMaps | None,
     budget: AXBudget,
+    top_nodes: list[AXNode] | None = None,
 ) -> FetchedFrames | None:
     owner_cache = cache.owners
     # (session, parent session, the frame id of its document if known)
@@ -302,7 +308,10 @@ async def _fetch(
             if own_id is None
             else functools.partial(_ax_frame, own_id, session, clickable)
         )
-        requests.append((session, _AX, None, own_decode))
+        if session is page and top_nodes is not None:
+            asked[None] = -1  # the mirror's nodes (see below)
+        else:
+            requests.append((session, _AX, None, own_decode))
         for frame_id in cache.children.get(session, ()):
             asked[frame_id] = len(requests)
             requests.append(_child_ax(session, frame_id, clickable))
@@ -353,7 +362,7 @@ async def _fetch(
             if parent is None:
                 raise root
             continue
-        own = results[asked[None]]
+        own: Any = results[asked[None]] if asked[None] >= 0 else top_nodes
         if parent is None:
             if isinstance(own, KoBrowserError):
                 raise own

@@ -30,7 +30,15 @@ __all__ = ["AUTO_ATTACH", "FrameRegistry", "FrameSession"]
 
 _log = logging.getLogger("kobrowser.frames")
 
-AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": True}
+# Frames start paused until their set-up is sent (then resumed in the same
+# batch), so routes and logs see their first request. Only frames: a paused
+# worker nobody resumes would hang.
+AUTO_ATTACH = {
+    "autoAttach": True,
+    "waitForDebuggerOnStart": True,
+    "flatten": True,
+    "filter": [{"type": "iframe", "exclude": False}],
+}
 
 # Page events after which a session's frame tree may differ.
 _FRAME_TREE_EVENTS = (
@@ -43,6 +51,9 @@ _FRAME_TREE_EVENTS = (
 
 
 Spawn = Callable[[Callable[[], Coroutine[Any, Any, None]]], None]
+# Given a new frame session, follows it and returns the (method, params) calls
+# to send before it runs.
+FrameSetup = Callable[[CDPSession], list[tuple[str, "dict[str, Any] | None"]]]
 
 
 class FrameSession(msgspec.Struct):
@@ -70,6 +81,11 @@ class FrameRegistry:
         self._pending = 0
         self._settled = anyio.Event()
         self._settled.set()
+        self._setups: list[FrameSetup] = []
+
+    def add_setup(self, setup: FrameSetup) -> None:
+        """Run ``setup`` for every new frame session before the frame runs."""
+        self._setups.append(setup)
 
     def watch(self) -> None:
         """Listen to the page session's attach and frame-tree events.
@@ -136,10 +152,18 @@ class FrameRegistry:
     async def _set_up(self, session: CDPSession) -> None:
         try:
             with contextlib.suppress(KoBrowserError):
-                _attach, enabled = await session.connection.call_many(
+                extra = []
+                for setup in self._setups:
+                    try:
+                        extra += [(session, m, p, None) for m, p in setup(session)]
+                    except Exception:
+                        _log.exception("frame set-up failed")
+                _attach, enabled, *_ = await session.connection.call_many(
                     [
                         (session, "Target.setAutoAttach", AUTO_ATTACH, None),
                         (session, "Page.enable", None, None),
+                        *extra,
+                        (session, "Runtime.runIfWaitingForDebugger", None, None),
                     ],
                     timeout=10,
                 )

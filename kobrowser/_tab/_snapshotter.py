@@ -3,7 +3,9 @@
 The :class:`Snapshotter` owns the per-tab snapshot state: the latest
 :class:`~kobrowser.Snapshot` (its ids are the ones actions use) and the
 :class:`~kobrowser._tab._fetch.FetchCache` (frame trees, same-process child
-frames and ``<iframe>`` owners kept between snapshots).
+frames and ``<iframe>`` owners kept between snapshots), and the tab's
+:class:`~kobrowser._axmirror.TabMirror`: the top document's nodes come from
+it when it has them (see docs/ax-mirror.md).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ..snapshot import build_tree, filter_tree
 from ._fetch import FetchCache, fetch_frames, resolve_scope
 
 if TYPE_CHECKING:
+    from .._axmirror import TabMirror
     from ..cdp import CDPSession
     from ._frames import FrameRegistry
 
@@ -31,17 +34,22 @@ class Snapshotter:
     Args:
         page: the tab's page session.
         frames: the tab's frame registry (its out-of-process frames).
+        mirror: the tab's AX mirror, or None for none.
 
     Attributes:
         latest: the latest snapshot (None before the first).
         cache: what fetches keep between snapshots.
+        mirror: the tab's AX mirror (None: never used).
     """
 
-    def __init__(self, page: CDPSession, frames: FrameRegistry) -> None:
+    def __init__(
+        self, page: CDPSession, frames: FrameRegistry, mirror: TabMirror | None = None
+    ) -> None:
         self._page = page
         self._frames = frames
         self.latest: Snapshot | None = None
         self.cache = FetchCache()
+        self.mirror = mirror
 
     async def take(
         self,
@@ -54,6 +62,7 @@ class Snapshotter:
         text_limit: int | None,
         limit: int | None,
         timeout: float,
+        fresh: bool = False,
     ) -> Snapshot:
         """Fetch every frame, merge, filter, number and format (see ``Tab.snapshot``).
 
@@ -69,6 +78,8 @@ class Snapshotter:
         with anyio.move_on_after(timeout):
             await frames.settled()
         oopifs = [(f.frame_id, f.session, f.parent) for f in frames.frames()]
+        mirror = self.mirror
+        top = None if mirror is None else await mirror.top_nodes(fresh=fresh, timeout=timeout)
         scope: set[tuple[str, int]] | None = None
         # fetch_frames and the selector run in task groups: a failure of the top
         # document or an invalid selector comes back as itself, not as a group.
@@ -82,6 +93,7 @@ class Snapshotter:
                     frame_tree_version=frames.frame_tree_version,
                     clickable=maps,
                     limit=limit,
+                    top_nodes=top,
                 )
             else:
                 fetched, found = await gather(
@@ -93,6 +105,7 @@ class Snapshotter:
                         frame_tree_version=frames.frame_tree_version,
                         clickable=maps,
                         limit=limit,
+                        top_nodes=top,
                     ),
                     lambda: resolve_scope(page, selector, timeout=timeout),
                 )
@@ -102,6 +115,8 @@ class Snapshotter:
             raise unwrap_group(group) from None
 
         root_nodes = fetched.root.nodes
+        if mirror is not None and top is None:
+            mirror.after_full(len(root_nodes), timeout=timeout)
         raw_title = root_nodes[0].name.value if root_nodes and root_nodes[0].name else None
         title = " ".join(raw_title.split()) if isinstance(raw_title, str) else ""
         tree = build_tree(fetched.root, scope=scope)

@@ -6,6 +6,8 @@ are owned by the tab and never reach into each other:
 * :class:`~._pagestate.PageState`: URL, load states, network, from events;
 * :class:`~._frames.FrameRegistry`: the out-of-process frames' sessions;
 * :class:`~._dialogs.Dialogs`: the page's JavaScript dialogs;
+* :class:`~kobrowser._network.TabNetwork`: routes, the request log, console
+  messages and page errors over the page and its frames' sessions;
 * :class:`~._snapshotter.Snapshotter`: snapshots, the latest one and the
   fetch caches;
 * :class:`~._waits.Waiter` and :class:`~._navigation.Navigator`: waits and
@@ -19,15 +21,17 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import msgspec
 
 from .. import _capture, _validate
+from .._axmirror import TabMirror
 from .._deadline import Deadline
 from .._exceptions import InvalidArgumentError, KoBrowserError, ProtocolError, TargetClosedError
+from .._network import RouteTable, TabNetwork, block_entries, route_entry
 from .._storage import track_origins
 from ..actions import Action, Outcome, execute, to_action
 from ..snapshot._find import find_nodes
@@ -44,6 +48,7 @@ from ._waits import SelectorState, URLPattern, Waiter
 
 if TYPE_CHECKING:
     from .._browser import Browser, BrowserContext
+    from .._network import ConsoleMessage, PageError, RequestRecord, RouteHandler, RoutePattern
     from .._snapshot import Element, Snapshot
     from ..cdp import CDPSession
 
@@ -66,19 +71,25 @@ class Tab:
         self.cdp = session
         self.target_id = target_id
         self._closed = False
-        # Set by the browser: the tab's context and opener, then once set up.
+        # Set by the browser: the tab's context and opener (its set-up is the
+        # browser's TargetTracker's to follow).
         self._context_id: str | None = None
         self._opener_id: str | None = None
-        self._ready = anyio.Event()
-        self._init_error: KoBrowserError | None = None
         # Every listener is attached here, before any call is sent.
         self._page = PageState(target_id, self._on_frame_attached)
         self._page.watch_page(session)
         self._frames = FrameRegistry(session, browser._spawn)
         self._frames.watch()
+        self._net = TabNetwork(session, browser._spawn, lambda: self.timeout, self._context_routes)
+        self._frames.add_setup(self._net.frame_setup)
+        self._frames.add_setup(self._frame_emulation)
         self._dialogs = Dialogs(session, browser._spawn, lambda: self.timeout)
         self._dialogs.listen()
-        self._snapshotter = Snapshotter(session, self._frames)
+        self._snapshotter = Snapshotter(
+            session,
+            self._frames,
+            TabMirror(session, lambda: browser.ax_mirror, browser._spawn),
+        )
         self._waits = Waiter(session, self._page)
         self._navigator = Navigator(session, self._page, self._waits)
         self._mouse = Mouse(session)
@@ -97,6 +108,7 @@ class Tab:
                 (cdp, "Network.enable", None, None),
                 (cdp, "Page.setLifecycleEventsEnabled", {"enabled": True}, None),
                 (cdp, "Target.setAutoAttach", AUTO_ATTACH, None),
+                (cdp, "Runtime.enable", None, None),  # console and errors (replays earlier ones)
                 (cdp, "Page.getFrameTree", None, msgspec.json.decode),
             ],
             timeout=self.timeout,
@@ -119,16 +131,22 @@ class Tab:
             if page.loader_id == loader and state in ("interactive", "complete"):
                 page.mark(loader, "load" if state == "complete" else "domcontentloaded")
 
+    def _frame_emulation(self, session: CDPSession) -> list[tuple[str, dict[str, Any] | None]]:
+        from .._browser._context import context_of
+
+        return list(context_of(self._browser, self._context_id)._emulation.frame_calls())
+
+    def _context_routes(self) -> RouteTable:
+        from .._browser._context import context_of
+
+        return context_of(self._browser, self._context_id)._routes
+
     def _on_frame_attached(self, session: CDPSession) -> None:
         context = self.context or self._browser.default_context
         track_origins(session, lambda: context)
 
-        async def enable_network() -> None:
-            with contextlib.suppress(KoBrowserError):  # the frame may be gone already
-                await session.send("Network.enable", timeout=self.timeout)
-                await context._emulation.set_up_frame(session)
-
-        self._browser._spawn(enable_network)
+        # Network and the context's emulation are enabled by the frame's
+        # set-up, before the frame runs (see _frame_emulation, TabNetwork).
 
     def _limit(self, timeout: float | None) -> float:
         """Seconds for each CDP call (``timeout``, or the browser's)."""
@@ -186,6 +204,8 @@ class Tab:
             return
         self._closed = True
         self._browser._forget(self)
+        if self._snapshotter.mirror is not None:
+            self._snapshotter.mirror.close()
         connection = self.cdp.connection
         if connection.closed:
             return
@@ -220,6 +240,7 @@ class Tab:
         clickable: bool = True,
         text_limit: int | None = 80,
         timeout: float | None = None,
+        fresh: bool = False,
     ) -> Snapshot:
         """Take a numbered accessibility snapshot of the page and all its frames.
 
@@ -242,6 +263,8 @@ class Tab:
                 points, values at five eighths of it (80 and 50 by default);
                 ``None`` prints them whole. ``id_map`` always holds them whole.
             timeout: deadline of each CDP call (default: the browser's).
+            fresh: read the whole tree from Chrome even when the tab keeps
+                a mirror of it (``Browser.ax_mirror``, docs/ax-mirror.md).
 
         Raises:
             InvalidArgumentError: a bad argument (``depth``, ``text_limit``...).
@@ -258,6 +281,7 @@ class Tab:
             scope=selector,
             clickable=clickable,
             text_limit=text_limit,
+            fresh=fresh,
         )
         return await self._snapshotter.take(
             interactive=interactive,
@@ -268,6 +292,7 @@ class Tab:
             text_limit=text_limit,
             limit=self._browser.snapshot_limit,
             timeout=self._limit(timeout),
+            fresh=fresh,
         )
 
     @property
@@ -860,3 +885,151 @@ class Tab:
             headless=getattr(process, "headless", None),
             timeout=timeout,
         )
+
+    # -- network routing ---------------------------------------------------
+
+    async def route(self, pattern: RoutePattern, handler: RouteHandler) -> None:
+        """Hand the requests matching ``pattern`` to ``handler``, in every frame.
+
+        Applies to the page, its out-of-process iframes and, from their
+        start, popups it opens later. Only the requests the pattern may match
+        are paused (a glob or a regex with literal text is turned into
+        Chrome's own pattern); a predicate pauses every request to check it.
+        When several routes match, the newest wins; the tab's routes before
+        its context's.
+
+        Args:
+            pattern: a URL glob (``"**/api/*"``: ``**`` any characters, ``*``
+                any but ``/``, ``{a,b}`` alternatives; the whole URL must
+                match), a compiled regex (``search``) or a predicate taking a
+                :class:`~kobrowser.Request`.
+            handler: called with a :class:`~kobrowser.Route` (sync or async)
+                that must settle it: ``continue_``, ``fulfill`` or ``abort``.
+                One that raises, or does not settle within the tab's deadline,
+                fails that request only (logged).
+
+        Raises:
+            InvalidArgumentError: a bad pattern or handler (nothing changed).
+
+        Returns once Chrome pauses the new route's requests.
+        """
+        entry = route_entry(pattern, handler)
+        self._net.routes.add([entry])
+        await self._net.sync()
+
+    async def unroute(self, pattern: RoutePattern, handler: RouteHandler | None = None) -> int:
+        """Remove the routes registered with ``pattern`` (and ``handler``, if given).
+
+        Returns:
+            How many routes were removed.
+        """
+        removed = self._net.routes.remove(pattern, handler)
+        await self._net.sync()
+        return removed
+
+    async def unroute_all(self) -> int:
+        """Remove every route and block of this tab; returns how many."""
+        removed = self._net.routes.clear()
+        await self._net.sync()
+        return removed
+
+    async def block(
+        self,
+        patterns: RoutePattern | Iterable[RoutePattern] | None = None,
+        *,
+        types: str | Iterable[str] | None = None,
+    ) -> None:
+        """Fail the requests matching any of ``patterns`` or of resource ``types``.
+
+        Blocked requests fail with ``net::ERR_BLOCKED_BY_CLIENT``; only they
+        are paused. For example ``await tab.block(types=["image", "font", "media"])``.
+
+        Args:
+            patterns: URL patterns as for :meth:`route`.
+            types: resource types: ``document``, ``stylesheet``, ``image``,
+                ``media``, ``font``, ``script``, ``texttrack``, ``xhr``,
+                ``fetch``, ``prefetch``, ``eventsource``, ``websocket``,
+                ``manifest``, ``signedexchange``, ``ping``,
+                ``cspviolationreport``, ``preflight``, ``other`` (or one
+                comma-separated string). Chrome pauses ``fetch()`` requests
+                as XHRs, so ``xhr`` and ``fetch`` each block both.
+
+        Raises:
+            InvalidArgumentError: an unknown type, a bad pattern, or nothing
+                to block (nothing changed).
+        """
+        self._net.routes.add(block_entries(patterns, types))
+        await self._net.sync()
+
+    async def unblock(self) -> int:
+        """Remove every block of :meth:`block`; returns how many."""
+        removed = self._net.routes.clear(blocking_only=True)
+        await self._net.sync()
+        return removed
+
+    # -- request log -------------------------------------------------------
+
+    @property
+    def requests(self) -> list[RequestRecord]:
+        """The tab's recent requests, oldest first, across all its frames.
+
+        Bounded (the oldest of more than 1000 are dropped); each record is
+        a snapshot taken when read.
+        """
+        return self._net.log.records()
+
+    def clear_requests(self) -> None:
+        """Empty the request log."""
+        self._net.log.clear()
+
+    async def wait_for_response(
+        self,
+        pattern: RoutePattern | Callable[[RequestRecord], bool],
+        *,
+        timeout: float | None = None,
+    ) -> RequestRecord:
+        """Wait for the next response (after this call) whose URL matches ``pattern``.
+
+        Args:
+            pattern: a URL glob, a compiled regex, or a predicate taking a
+                :class:`~kobrowser.RequestRecord` (it runs in this task).
+            timeout: seconds (default: the browser's).
+
+        Returns:
+            The request's record, with its ``status``.
+
+        Raises:
+            InvalidArgumentError: a bad pattern or timeout.
+            WaitTimeoutError: no such response in time.
+            TargetClosedError: the tab closed meanwhile.
+
+        Cancelling the caller stops waiting.
+        """
+        return await self._net.log.wait_for_response(
+            pattern, self.timeout if timeout is None else timeout
+        )
+
+    # -- console and errors ------------------------------------------------
+
+    def console_messages(self) -> list[ConsoleMessage]:
+        """The console messages of the page and all its frames, oldest first (bounded)."""
+        return list(self._net.console.messages)
+
+    def page_errors(self) -> list[PageError]:
+        """The uncaught exceptions of the page and all its frames, oldest first (bounded)."""
+        return list(self._net.console.errors)
+
+    def clear_console(self) -> None:
+        """Forget the console messages and page errors seen so far."""
+        self._net.console.clear()
+
+    def on_console(self, callback: Callable[[ConsoleMessage], Any]) -> Callable[[], None]:
+        """Call ``callback(message)`` (sync or async) for each new console message.
+
+        Callbacks run in order in one task of the browser, never on the
+        connection's reader; one that raises is logged and stays registered.
+
+        Returns:
+            A function that removes the callback.
+        """
+        return self._net.console.on_console(callback)

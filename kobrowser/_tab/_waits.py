@@ -202,6 +202,7 @@ class Waiter:
             while True:
                 ms = int((deadline.remaining() + _JS_SLACK_S) * 1000)
                 expression = f"({_OBSERVE})(({check}), {ms}, {json.dumps(every_frame)})"
+                document = (self._state.loader_id, self._state.navigations)
                 try:
                     result = await self._page.send(
                         "Runtime.evaluate",
@@ -211,7 +212,10 @@ class Waiter:
                 except ProtocolError as exc:
                     if not any(text in exc.message for text in _CONTEXT_GONE):
                         raise
-                    await self.changed()  # the document is being replaced: retry in the new one
+                    # The document is being replaced: retry in the new one (at
+                    # once if it committed before this answer came).
+                    if document == (self._state.loader_id, self._state.navigations):
+                        await self.changed()
                     continue
                 details = result.get("exceptionDetails")
                 if details:

@@ -572,4 +572,4 @@ def describe_error(exc: BaseException) -> dict[str, Any]:
 
 
 # Register `batch` and `agent`; `cookies`, `state` and `set`; `screenshot`, `pdf`, `diff`.
-from . import _batch, _browser_state, _seeing  # noqa: E402, F401
+from . import _batch, _browser_state, _network, _seeing  # noqa: E402, F401

@@ -9,6 +9,7 @@ import argparse
 import math
 import os
 
+from ._parser_network import network_commands
 from ._parser_state import DEFAULT_SUBCOMMAND, state_commands
 from ._protocol import DEFAULT_SESSION, valid_session_name
 
@@ -380,7 +381,10 @@ def _batch(sub: argparse.ArgumentParser) -> None:
 
 
 def _positive_int(text: str) -> int:
-    value = _non_negative_int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more: {text!r}")
     return value
@@ -494,6 +498,7 @@ COMMANDS: dict[str, tuple[str, Define | None]] = {
 }
 
 COMMANDS.update(state_commands(_group))
+COMMANDS.update(network_commands(_group))
 
 _VALUED_GLOBALS = frozenset(
     {"--session", "--timeout", "--executable-path", "--cdp", "--idle-timeout"}
@@ -533,6 +538,12 @@ def _one_value_each(parser: argparse.ArgumentParser, namespace: dict[str, Any]) 
 
 def check_combinations(cmd: str, args: dict[str, Any]) -> str:
     """What is wrong with how the arguments of ``cmd`` go together ("" when nothing)."""
+    if cmd == "network.route":
+        answer = any(args[k] is not None for k in ("body", "status", "content_type", "header"))
+        if (args["abort"] is None) == (not answer):
+            return "network route needs --abort, or an answer (--body, --status, --header)"
+    if cmd == "network.block" and not args["patterns"] and not args["types"]:
+        return "network block needs URL patterns or --types"
     if cmd == "wait":
         chosen = [k for k in ("ms", "load", "text", "selector", "url", "fn") if args[k] is not None]
         if len(chosen) != 1:

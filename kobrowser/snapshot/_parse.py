@@ -36,6 +36,7 @@ from typing import Final
 
 import msgspec
 
+from .._exceptions import InvalidArgumentError
 from ._text import limits
 from ._tree import STATE_ORDER
 
@@ -84,15 +85,15 @@ def _parse_states(part: str, lineno: int) -> tuple[str, ...]:
     if not part:
         return ()
     if part[0] != " ":
-        raise ValueError(f"line {lineno}: expected a space before the states")
+        raise _malformed(f"line {lineno}: expected a space before the states")
     words = part[1:].split(" ")
     last = -1
     for word in words:
         rank = _STATE_RANK.get(word)
         if rank is None:
-            raise ValueError(f"line {lineno}: {word!r} is not a state")
+            raise _malformed(f"line {lineno}: {word!r} is not a state")
         if rank <= last:
-            raise ValueError(f"line {lineno}: state {word!r} out of order or repeated")
+            raise _malformed(f"line {lineno}: state {word!r} out of order or repeated")
         last = rank
     return tuple(words)
 
@@ -103,15 +104,15 @@ def _parse_line(
     body = line.lstrip(" ")
     spaces = len(line) - len(body)
     if spaces % 2:
-        raise ValueError(f"line {lineno}: indent of {spaces} spaces is not a multiple of two")
+        raise _malformed(f"line {lineno}: indent of {spaces} spaces is not a multiple of two")
     colon = body.find(": ")
     if colon <= 0 or not _is_id(body[:colon]):
-        raise ValueError(f"line {lineno}: expected '<id>: <role>'")
+        raise _malformed(f"line {lineno}: expected '<id>: <role>'")
     rest = body[colon + 2 :]
     space = rest.find(" ")
     role = rest if space == -1 else rest[:space]
     if not role or not _is_role(role):
-        raise ValueError(f"line {lineno}: role {role!r} is not lower-case letters")
+        raise _malformed(f"line {lineno}: role {role!r} is not lower-case letters")
     tail = rest[len(role) :]
     name: str | None = None
     value: str | None = None
@@ -127,13 +128,18 @@ def _parse_line(
         else:
             name, value = inner[:mark], inner[mark + len(_VALUE_MARK) :]
     elif head:
-        raise ValueError(f'line {lineno}: expected a quoted name or value="..."')
+        raise _malformed(f'line {lineno}: expected a quoted name or value="..."')
     if name is not None and len(name) > name_max:
-        raise ValueError(f"line {lineno}: name longer than {name_max} characters")
+        raise _malformed(f"line {lineno}: name longer than {name_max} characters")
     if value is not None and len(value) > value_max:
-        raise ValueError(f"line {lineno}: value longer than {value_max} characters")
+        raise _malformed(f"line {lineno}: value longer than {value_max} characters")
     states = _parse_states(states_part, lineno)
     return int(body[:colon]), spaces // 2, role, name, value, states
+
+
+def _malformed(message: str) -> InvalidArgumentError:
+    """The error for snapshot text that breaks the format (``line N: ...``)."""
+    return InvalidArgumentError(message, argument="text")
 
 
 def parse_snapshot(text: str, *, text_limit: int | None = 80) -> ParsedSnapshot:
@@ -148,28 +154,33 @@ def parse_snapshot(text: str, *, text_limit: int | None = 80) -> ParsedSnapshot:
         The title and the element lines.
 
     Raises:
-        ValueError: The text does not follow the format; the message starts
-            with ``line N:`` (1-based). Also when ``text_limit`` is not
-            ``None`` or a whole number >= 4.
+        InvalidArgumentError: The text does not follow the format (also a
+            ValueError); the message starts with ``line N:`` (1-based). Also
+            when ``text`` is not a str, or ``text_limit`` is not ``None`` or
+            a whole number >= 4.
     """
+    if not isinstance(text, str):
+        raise InvalidArgumentError(
+            f"text: got {type(text).__name__}; expected snapshot text (a str)", argument="text"
+        )
     name_max, value_max = limits(text_limit)
     if not text:
         return ParsedSnapshot(None, ())
     raw_lines = text.split("\n")
     if raw_lines[-1] != "":
-        raise ValueError(f"line {len(raw_lines)}: the snapshot must end with a newline")
+        raise _malformed(f"line {len(raw_lines)}: the snapshot must end with a newline")
     raw_lines.pop()
     title: str | None = None
     start = 0
     if raw_lines[0].startswith("Page:"):
         page = raw_lines[0]
         if not (page.startswith('Page: "') and page.endswith('"') and len(page) >= 8):
-            raise ValueError('line 1: expected Page: "<title>"')
+            raise _malformed('line 1: expected Page: "<title>"')
         title = page[7:-1]
         if len(title) > name_max:
-            raise ValueError(f"line 1: title longer than {name_max} characters")
+            raise _malformed(f"line 1: title longer than {name_max} characters")
         if len(raw_lines) < 2 or raw_lines[1] != "":
-            raise ValueError("line 2: expected a blank line after the Page line")
+            raise _malformed("line 2: expected a blank line after the Page line")
         start = 2
     lines: list[SnapshotLine] = []
     prev_depth = -1
@@ -178,9 +189,9 @@ def parse_snapshot(text: str, *, text_limit: int | None = 80) -> ParsedSnapshot:
         parsed = _parse_line(raw_lines[index], lineno, name_max, value_max)
         ident, depth, role, name, value, states = parsed
         if ident != len(lines) + 1:
-            raise ValueError(f"line {lineno}: id {ident}, expected {len(lines) + 1}")
+            raise _malformed(f"line {lineno}: id {ident}, expected {len(lines) + 1}")
         if depth > prev_depth + 1:
-            raise ValueError(f"line {lineno}: indent deepens by more than one level")
+            raise _malformed(f"line {lineno}: indent deepens by more than one level")
         prev_depth = depth
         lines.append(SnapshotLine(ident, depth, role, name, value, states))
     return ParsedSnapshot(title, tuple(lines))

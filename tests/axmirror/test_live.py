@@ -12,7 +12,7 @@ import pytest
 from _server import PageServer
 
 from kobrowser import Tab
-from kobrowser._axmirror import THROTTLE_WINDOW, AXMirrorSettings, DocumentMirror, diff_nodes
+from kobrowser._axmirror import AXMirrorSettings, DocumentMirror, diff_nodes
 from kobrowser.snapshot import AXNode, decode_ax_tree
 
 from ._mutations import MUTATE_JS, mutation_page
@@ -43,10 +43,8 @@ async def mirrored(tab: Tab, **settings: Any) -> AsyncIterator[DocumentMirror]:
 
 async def wait_ready(mirror: DocumentMirror) -> None:
     with anyio.fail_after(60):
-        while mirror.state != "ready":
-            assert mirror.state in ("crawling", "idle"), mirror.state
-            await anyio.sleep(0.02)
-    await anyio.sleep(THROTTLE_WINDOW)
+        assert await mirror.wait_ready(), mirror.state
+    assert mirror.state == "ready"
 
 
 async def full_nodes(tab: Tab) -> list[AXNode]:

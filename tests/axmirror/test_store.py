@@ -7,6 +7,7 @@ import random
 import msgspec
 import pytest
 
+from kobrowser import InvalidArgumentError
 from kobrowser._axmirror import (
     AXMirrorSettings,
     MirrorStore,
@@ -197,6 +198,10 @@ def test_settings_reject_bad_values_and_read_the_environment() -> None:
         AXMirrorSettings(crawl_batch=0)
     with pytest.raises(ValueError, match="check_every"):
         AXMirrorSettings(check_every=-2)
+    with pytest.raises(InvalidArgumentError, match=r"min_nodes: got 1\.5"):
+        AXMirrorSettings(min_nodes=1.5)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="enabled"):
+        AXMirrorSettings(enabled="yes")  # type: ignore[arg-type]
     assert settings_from_env(environ={}) == AXMirrorSettings()
     assert not settings_from_env(environ={"KOBROWSER_AX_MIRROR": "off"}).enabled
     assert settings_from_env(environ={"KOBROWSER_AX_MIRROR": "always"}).min_nodes == 0
@@ -206,3 +211,23 @@ def test_settings_reject_bad_values_and_read_the_environment() -> None:
     assert settings_from_env(base, environ={"KOBROWSER_AX_MIRROR": "on"}) == base
     with pytest.raises(ValueError, match="KOBROWSER_AX_MIRROR"):
         settings_from_env(environ={"KOBROWSER_AX_MIRROR": "maybe"})
+
+
+def test_browser_ax_mirror_reads_the_environment_and_checks_what_is_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from kobrowser import AXMirrorSettings as Public
+    from kobrowser import Browser
+
+    assert Public is AXMirrorSettings
+    monkeypatch.setenv("KOBROWSER_AX_MIRROR", "off")
+    browser = Browser(endpoint="127.0.0.1:9")
+    assert browser.ax_mirror == AXMirrorSettings(enabled=False)
+    browser.ax_mirror = AXMirrorSettings(min_nodes=5)
+    assert browser.ax_mirror.min_nodes == 5
+    with pytest.raises(InvalidArgumentError, match="ax_mirror") as caught:
+        browser.ax_mirror = "off"  # type: ignore[assignment]
+    assert caught.value.argument == "ax_mirror"
+    monkeypatch.setenv("KOBROWSER_AX_MIRROR", "sometimes")
+    with pytest.raises(InvalidArgumentError, match="KOBROWSER_AX_MIRROR"):
+        Browser(endpoint="127.0.0.1:9")

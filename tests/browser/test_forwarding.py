@@ -66,6 +66,13 @@ FORWARDED = frozenset(
         "pdf",
         # emulation
         "set_viewport",
+        # network
+        "route",
+        "unroute",
+        "unroute_all",
+        "block",
+        "unblock",
+        "wait_for_response",
     }
 )
 
@@ -84,6 +91,15 @@ NOT_FORWARDED = {
     "on_dialog": "a handler belongs to one tab; installing it on whichever tab is current"
     " would silently move with switch_to",
     "wait_for_dialog": "waits on one tab's dialogs (see on_dialog)",
+    "requests": "tab state, a property: each tab keeps its own request log"
+    " (see browser.current_tab.requests)",
+    "clear_requests": "tab state: empties one tab's request log (see requests)",
+    "console_messages": "tab state: each tab keeps its own console log"
+    " (see browser.current_tab.console_messages())",
+    "page_errors": "tab state: each tab keeps its own page errors (see console_messages)",
+    "clear_console": "tab state: empties one tab's console log (see console_messages)",
+    "on_console": "a callback belongs to one tab; installing it on whichever tab is current"
+    " would silently move with switch_to (as on_dialog)",
     "do": "Browser.do is its own method (same signature, checked below): `tab N` switches"
     " the Browser's current tab, which Tab.do cannot (tests/browser/test_do.py)",
 }
@@ -125,6 +141,10 @@ def test_forwarded_method_has_tabs_signature(name: str) -> None:
     )
     assert inspect.iscoroutinefunction(browser_method) == inspect.iscoroutinefunction(tab_method)
     assert browser_method.__doc__ and f":meth:`Tab.{name}`" in browser_method.__doc__
+
+
+def test_browser_is_one_class() -> None:
+    assert Browser.__mro__ == (Browser, object)
 
 
 def test_browser_do_takes_tab_dos_arguments() -> None:

@@ -382,3 +382,23 @@ async def test_boxes_are_batched_and_match_tab_box(tab: Tab) -> None:
             session.send_raw = original  # type: ignore[method-assign]
     assert calls.count("DOMSnapshot.captureSnapshot") == len(sessions) == 2
     assert len(snap.id_map) > 10
+
+
+async def test_annotated_at_device_scale_factor_two(browser: Browser, server: PageServer) -> None:
+    # Two image pixels per CSS pixel: labels and outlines scale with the image.
+    context = await browser.new_context(viewport=(600, 400), device_scale_factor=2)
+    try:
+        tab = await context.new_tab(_top(server))
+        await _wait_frame(tab)
+        labels: list[Label] = []
+        plain = _image(await tab.screenshot())
+        annotated = _image(await capture_screenshot(tab, annotate=True, labels_out=labels))
+        assert plain.size == annotated.size == (1200, 800)
+        for element_id in (_id(tab, "button", "Place order"), _id(tab, "button", "Pay now")):
+            await _check_label_inside(tab, labels, plain, annotated, element_id)
+        order = next(lb for lb in labels if lb.id == _id(tab, "button", "Place order"))
+        # The 160 x 44 CSS px button is outlined at 320 x 88 image pixels.
+        left, top, right, bottom = order.outline
+        assert abs((right - left) - 320) <= 2 and abs((bottom - top) - 88) <= 2
+    finally:
+        await context.close()

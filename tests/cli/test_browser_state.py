@@ -55,6 +55,10 @@ def test_cookies_set_get_clear_and_state_save_load(
     assert failed.returncode == 2 and "not valid JSON" in failed.stderr
     missing = ko("state", "load", str(tmp_path / "missing.json"))
     assert missing.returncode == 1 and "no such file" in missing.stderr
+    directory = ko("state", "save", str(tmp_path))
+    assert directory.returncode == 2 and "cannot write" in directory.stderr
+    bad_url = ko("cookies", "get", "--url", "http://[bad")
+    assert bad_url.returncode == 2 and "not an http(s) URL" in bad_url.stderr
 
 
 def test_set_device_viewport_offline_and_reset(ko: Ko, server: PageServer) -> None:

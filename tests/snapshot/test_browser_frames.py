@@ -762,6 +762,7 @@ async def test_frame_session_set_up_slower_than_the_snapshot_deadline(
 ) -> None:
     # A new out-of-process frame's own auto-attach set-up does not answer: the
     # snapshot waits for it at most its deadline, then goes on without failing.
+    # (The frame itself stays paused until its set-up is sent: it is empty.)
     server.set_page("/late.html", page("<button>Late</button>"))
     url = server.set_page("/host.html", page("<button>Top</button>", title="Host"))
     async with open_tab(url) as tab:
@@ -780,13 +781,13 @@ async def test_frame_session_set_up_slower_than_the_snapshot_deadline(
 
         with monkeypatch.context() as patch:
             patch.setattr(Connection, "call_many", call_many)
-            loaded = await tab.evaluate(
-                "new Promise(r => { const f = document.createElement('iframe');"
-                f" f.title = 'Late'; f.src = {server.cross_url('/late.html')!r};"
-                " f.onload = () => r(true); document.body.appendChild(f); })"
+            await tab.evaluate(
+                "window.frameLoaded = new Promise(r => {"
+                " const f = document.createElement('iframe'); f.title = 'Late';"
+                f" f.src = {server.cross_url('/late.html')!r};"
+                " f.onload = () => r(true); document.body.appendChild(f); }), 1"
             )
-            assert loaded is True
-            for _ in range(100):  # the attach event may trail the load event
+            for _ in range(100):
                 if held:
                     break
                 await anyio.sleep(0.05)
@@ -796,6 +797,15 @@ async def test_frame_session_set_up_slower_than_the_snapshot_deadline(
             finally:
                 release.set()
         assert_consistent(snap)
+        assert snap.text == expect(
+            "Host",
+            """
+            1: button "Top"
+            2: iframe "Late"
+            """,
+        )
+        assert await tab.evaluate("window.frameLoaded") is True
+        snap = await tab.snapshot()
         assert snap.text == expect(
             "Host",
             """

@@ -1,0 +1,235 @@
+"""Click, then snapshot, on a 2,000-row page: AX mirror vs full fetch vs Playwright.
+
+The page is the benchmark table (``benchmarks/pages``, 2,000 rows, about
+30,000 AX nodes) with a click handler: clicking a row's button changes its
+label and the row's status cell (a few AX nodes). Each contender runs on its
+own Chromium (same binary); an agent loop of STEPS steps clicks one row's
+button and then takes a snapshot, the contenders interleaved step by step.
+
+``mirror``      ``tab.snapshot()`` with the AX mirror (the default above
+                ``AXMirrorSettings.min_nodes``), after its background crawl.
+``full``        ``tab.snapshot()`` with ``browser.ax_mirror`` disabled (a full fetch).
+``playwright``  ``page.aria_snapshot(mode="ai")`` after ``page.click``.
+
+Timed: the snapshot after each click (the click itself is not timed). Also
+reported: the first snapshot of each kobrowser browser (the mirror's crawl
+starts only after it), the crawl's duration, and the cost of an
+``evaluate`` made while the crawl runs.
+
+Run: ``.venv/bin/python -m benchmarks.bench_mirror [--quick] [--steps N]``
+or through the runner, ``python -m benchmarks mirror``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import statistics
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from benchmarks.pages import table_page
+
+NAME = "mirror"
+TITLE = "Click, then snapshot: AX mirror vs full fetch vs Playwright (2,000-row page)"
+
+ROWS = 2000
+STEPS = 20
+PAUSE = 0.1
+
+_SCRIPT = (
+    "<script>document.addEventListener('click', e => {"
+    "const b = e.target.closest('button'); if (!b) return;"
+    "const row = b.closest('tr'); b.textContent = 'Refunded ' + b.textContent.split(' ').pop();"
+    "row.cells[1].textContent = 'refunded';});</script>"
+)
+
+
+def page_html(rows: int) -> bytes:
+    html = table_page(rows).replace("</body>", _SCRIPT + "</body>")
+    return html.encode()
+
+
+class _Server:
+    def __init__(self, body: bytes) -> None:
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/table"
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+def _log(message: str) -> None:
+    print(f"[mirror bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def _button_id(snapshot: Any, row: int) -> int:
+    for element in snapshot.id_map.values():
+        if element.role == "button" and element.name in (f"Refund {row}", f"Refunded {row}"):
+            return int(element.id)
+    raise LookupError(f"no button for row {row}")
+
+
+async def run_all(rows: int, steps: int) -> dict[str, Any]:
+    from playwright.async_api import async_playwright
+
+    import kobrowser
+    from kobrowser import AXMirrorSettings
+    from kobrowser.cdp import find_chrome
+
+    chrome = find_chrome()
+    server = _Server(page_html(rows))
+    result: dict[str, Any] = {"rows": rows, "steps": steps, "loops": {}}
+    try:
+        async with (
+            kobrowser.launch(executable_path=chrome, timeout=120) as kb_mirror,
+            kobrowser.launch(executable_path=chrome, timeout=120) as kb_full,
+            async_playwright() as p,
+        ):
+            kb_mirror.ax_mirror = AXMirrorSettings()  # the default, whatever the environment
+            kb_full.ax_mirror = AXMirrorSettings(enabled=False)
+            pw = await p.chromium.launch(executable_path=chrome, args=["--no-sandbox"])
+            try:
+                mirror_tab = await kb_mirror.new_tab(server.url)
+                full_tab = await kb_full.new_tab(server.url)
+                pw_page = await pw.new_page()
+                await pw_page.goto(server.url, wait_until="load")
+                await asyncio.sleep(0.5)
+                first: dict[str, float] = {}
+                for name, tab in (("full", full_tab), ("mirror", mirror_tab)):
+                    gc.collect()
+                    start = time.perf_counter()
+                    await tab.snapshot()
+                    first[name] = time.perf_counter() - start
+                result["first"] = first
+                _log(f"first snapshots: {first}")
+                result["ax_nodes"] = len(await _full_nodes(full_tab))
+                # The crawl runs now, in the background: evaluate calls meanwhile.
+                mirror = mirror_tab._snapshotter.mirror.mirror  # type: ignore[attr-defined]
+                assert mirror is not None, "the mirror did not start"
+                crawl_start = time.perf_counter()
+                during: list[float] = []
+
+                async def probe() -> None:
+                    while mirror.state == "crawling":
+                        start = time.perf_counter()
+                        await mirror_tab.evaluate("1")
+                        during.append(time.perf_counter() - start)
+                        await asyncio.sleep(0.05)
+
+                probing = asyncio.ensure_future(probe())
+                assert await mirror.wait_ready(), mirror.state
+                result["crawl"] = time.perf_counter() - crawl_start
+                _log(f"crawl: {result['crawl']:.1f} s")
+                await probing
+                result["evaluate_during_crawl"] = (
+                    (statistics.median(during), max(during)) if during else (0.0, 0.0)
+                )
+                result["mirror_nodes"] = len(mirror)
+                snaps = {"mirror": await mirror_tab.snapshot(), "full": await full_tab.snapshot()}
+                step = 0
+                for label, options in (("default", {}), ("clickable=False", {"clickable": False})):
+                    times: dict[str, list[float]] = {"mirror": [], "full": [], "playwright": []}
+                    for _ in range(steps):
+                        row = (step * 97 + 13) % rows
+                        step += 1
+                        for name, tab in (("mirror", mirror_tab), ("full", full_tab)):
+                            await tab.click(_button_id(snaps[name], row))
+                            gc.collect()
+                            start = time.perf_counter()
+                            snaps[name] = await tab.snapshot(**options)
+                            times[name].append(time.perf_counter() - start)
+                            await asyncio.sleep(PAUSE)
+                        await pw_page.click(f"tbody tr:nth-child({row + 1}) button")
+                        gc.collect()
+                        start = time.perf_counter()
+                        await pw_page.aria_snapshot(mode="ai")
+                        times["playwright"].append(time.perf_counter() - start)
+                        await asyncio.sleep(PAUSE)
+                        assert snaps["mirror"].text == snaps["full"].text, f"step {step}"
+                        _log(
+                            f"{label} step {step}: "
+                            + ", ".join(f"{k} {v[-1] * 1000:.0f} ms" for k, v in times.items())
+                        )
+                    result["loops"][label] = times
+                result["stats"] = dict(mirror.stats)
+            finally:
+                await pw.close()
+    finally:
+        server.close()
+    return result
+
+
+async def _full_nodes(tab: Any) -> list[Any]:
+    from kobrowser.snapshot import decode_ax_tree
+
+    return decode_ax_tree(await tab.cdp.send_raw("Accessibility.getFullAXTree", timeout=120)).nodes
+
+
+def table(r: dict[str, Any]) -> str:
+    def ms(seconds: float) -> str:
+        return f"{seconds * 1000:.0f} ms"
+
+    lines = [
+        f"{r['rows']:,} rows, {r['ax_nodes']:,} AX nodes in the top document "
+        f"({r['mirror_nodes']:,} mirrored); {r['steps']} click-then-snapshot steps per loop.",
+        "",
+        "| snapshot | contender | median | p90 | min | total of the loop |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for label, times in r["loops"].items():
+        for name in ("mirror", "full", "playwright"):
+            values = sorted(times[name])
+            p90 = values[min(len(values) - 1, int(len(values) * 0.9))]
+            shown = "Playwright `aria_snapshot(mode='ai')`" if name == "playwright" else name
+            lines.append(
+                f"| {label} | {shown} | {ms(statistics.median(values))} | {ms(p90)} "
+                f"| {ms(values[0])} | {ms(sum(values))} |"
+            )
+    median, worst = r["evaluate_during_crawl"]
+    lines += [
+        "",
+        f"- First snapshot: mirror browser {ms(r['first']['mirror'])}, "
+        f"mirror off {ms(r['first']['full'])} (both full fetches; the crawl starts after).",
+        f"- Background crawl: {ms(r['crawl'])}; an `evaluate` meanwhile: "
+        f"{ms(median)} median, {ms(worst)} worst.",
+        f"- Mirror stats: {r['stats']}.",
+        "- Every step's mirrored snapshot text equals the mirror-off browser's.",
+    ]
+    return "\n".join(lines)
+
+
+async def run(quick: bool) -> str:
+    result = await run_all(ROWS, 5 if quick else STEPS)
+    return table(result)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--steps", type=int, default=STEPS)
+    parser.add_argument("--rows", type=int, default=ROWS)
+    args = parser.parse_args()
+    result = asyncio.run(run_all(args.rows, 5 if args.quick else args.steps))
+    print(table(result), file=sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+"""The mirror through ``Tab.snapshot``: texts equal to a fresh full fetch, frames included."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import pytest
+from _server import PageServer
+
+from kobrowser import AXMirrorSettings, Browser, Tab
+from kobrowser._axmirror import DocumentMirror
+
+from ._mutations import MUTATE_JS, mutation_page
+
+pytestmark = pytest.mark.anyio
+
+OpenTab = Callable[[str], Any]
+
+_LISTEN = (
+    "<script>" + MUTATE_JS + ";window.addEventListener('message', e => {"
+    "const done = window.__mutate(e.data.seed, e.data.n);"
+    "e.source.postMessage({done: done.length}, '*');});</script>"
+)
+
+
+def framed_page(server: PageServer) -> str:
+    inner = mutation_page(4).replace("</body>", _LISTEN + "</body>")
+    server.set_page("/frame.html", inner)
+    outer = mutation_page(30).replace(
+        "<footer>",
+        f"<iframe id=same src='{server.url('/frame.html')}'></iframe>"
+        f"<iframe id=cross src='{server.cross_url('/frame.html')}'></iframe><footer>",
+    )
+    return server.set_page("/framed.html", outer)
+
+
+def in_frame(frame: str, seed: int, count: int) -> str:
+    return (
+        "new Promise(resolve => {"
+        "window.addEventListener('message', function got(e) {"
+        "window.removeEventListener('message', got); resolve(e.data.done); });"
+        f"document.getElementById('{frame}').contentWindow.postMessage("
+        f"{{seed: {seed}, n: {count}}}, '*'); }})"
+    )
+
+
+@asynccontextmanager
+async def mirror_settings(browser: Browser, **options: Any) -> AsyncIterator[None]:
+    saved = browser.ax_mirror
+    browser.ax_mirror = AXMirrorSettings(**options)
+    try:
+        yield
+    finally:
+        browser.ax_mirror = saved
+
+
+def mirror_of(tab: Tab) -> DocumentMirror | None:
+    mirror: DocumentMirror | None = tab._snapshotter.mirror.mirror  # type: ignore[attr-defined]
+    return mirror
+
+
+async def wait_ready(tab: Tab) -> DocumentMirror:
+    mirror = mirror_of(tab)
+    assert mirror is not None, "no mirror was started"
+    with anyio.fail_after(60):
+        assert await mirror.wait_ready(), mirror.state
+    return mirror
+
+
+async def test_mirrored_snapshots_equal_fresh_ones_with_frames(
+    browser: Browser, server: PageServer, open_tab: OpenTab
+) -> None:
+    url = framed_page(server)
+    async with (
+        mirror_settings(browser, min_nodes=0, check_every=0, max_update_share=1.0),
+        open_tab(url) as tab,
+    ):
+        await tab.evaluate(MUTATE_JS)
+        await tab.snapshot()
+        mirror = await wait_ready(tab)
+        for seed in range(1, 31):
+            await tab.evaluate(f"window.__mutate({seed * 7919}, 5)")
+            assert await tab.evaluate(in_frame("same", seed, 2)) == 2
+            assert await tab.evaluate(in_frame("cross", seed + 1000, 2)) == 2
+            served = mirror.stats["served"]
+            mirrored = await tab.snapshot()
+            assert mirror.stats["served"] == served + 1, f"round {seed}: not from the mirror"
+            fresh = await tab.snapshot(fresh=True)
+            assert mirror.stats["served"] == served + 1  # fresh=True bypasses it
+            assert mirrored.text == fresh.text, f"round {seed}"
+            assert "Shadow" in mirrored.text and mirrored.text.count("iframe") >= 2
+
+
+async def test_verify_mode_through_the_tab(
+    browser: Browser, server: PageServer, open_tab: OpenTab
+) -> None:
+    async with (
+        mirror_settings(browser, min_nodes=0, verify=True, check_every=0),
+        open_tab(server.set_page("/verify-tab.html", mutation_page(10))) as tab,
+    ):
+        await tab.evaluate(MUTATE_JS)
+        await tab.snapshot()
+        mirror = await wait_ready(tab)
+        for seed in range(5):
+            await tab.evaluate(f"window.__mutate({seed + 1}, 4)")
+            await tab.snapshot(interactive=seed % 2 == 0)
+        assert mirror.stats["served"] == 5 and mirror.stats["checks"] == 5
+
+
+async def test_small_pages_and_disabled_mirrors_fetch_in_full(
+    browser: Browser, server: PageServer, open_tab: OpenTab
+) -> None:
+    async with open_tab(server.set_page("/small.html", mutation_page(3))) as tab:
+        async with mirror_settings(browser, min_nodes=100_000):
+            await tab.snapshot()
+            await tab.snapshot()
+            assert mirror_of(tab) is None  # below min_nodes: never built
+        async with mirror_settings(browser, min_nodes=0, check_every=0):
+            first = await tab.snapshot()
+            mirror = await wait_ready(tab)
+            assert (await tab.snapshot()).text == first.text
+            assert mirror.stats["served"] == 1
+        async with mirror_settings(browser, enabled=False):
+            await tab.snapshot()
+            assert mirror_of(tab) is None and mirror.state == "closed"
