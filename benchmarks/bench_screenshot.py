@@ -17,7 +17,8 @@ on kobrowser's session, decoded from base64 like the others):
 * every element's box: ``snap.boxes()`` (one ``DOMSnapshot`` call per frame
   session) against Playwright's ``bounding_box()`` of each interactive
   element of the top document (one call per element);
-* PDF: ``tab.pdf()`` / ``page.pdf()``.
+* PDF: ``tab.pdf()`` / ``page.pdf(format="A4", print_background=True)``
+  (the same paper and backgrounds).
 
 Rounds alternate the two sides; medians are reported.
 
@@ -130,7 +131,10 @@ async def _run(rounds: int) -> dict[str, Any]:
                         ("kb boxes", lambda snap=snap: snap.boxes()),
                         ("pw boxes", pw_boxes),
                         ("kb pdf", lambda tab=tab: tab.pdf()),
-                        ("pw pdf", lambda page=page: page.pdf()),
+                        (
+                            "pw pdf",  # kobrowser's defaults: A4 with backgrounds
+                            lambda page=page: page.pdf(format="A4", print_background=True),
+                        ),
                     ]
                     for i in range(rounds + 1):  # round 0 warms up
                         recording["on"] = i > 0
