@@ -25,6 +25,7 @@ import anyio.abc
 
 from .._axmirror import AXMirrorSettings, settings_from_env
 from .._concurrency import exit_unwrapped
+from .._deadline import Deadline
 from .._devices import Device
 from .._emulation import Emulation, Geolocation, build_emulation, permission_names
 from .._exceptions import InvalidArgumentError, KoBrowserError, TargetClosedError
@@ -361,18 +362,20 @@ class Browser:
     ) -> Tab:
         """Open a tab (in a context); ``current=False`` leaves the current tab as it is."""
         check(url=url, wait_until=wait_until, timeout=timeout)
-        deadline = self.timeout if timeout is None else float(timeout)
+        deadline = Deadline.of(timeout, self.timeout)  # one, for every step
         params: dict[str, Any] = {"url": "about:blank"}
         if context_id is not None:
             params["browserContextId"] = context_id
-        created = await self.connection.root.send("Target.createTarget", params, timeout=deadline)
+        created = await self.connection.root.send(
+            "Target.createTarget", params, timeout=deadline.remaining()
+        )
         target_id: str = created["targetId"]
         targets = self._targets
         targets.expect(target_id)
         try:
-            tab = await targets.wait_ready(target_id, deadline)
+            tab = await targets.wait_ready(target_id, deadline.remaining())
             if url != "about:blank":
-                await tab.open(url, wait_until=wait_until, timeout=deadline)
+                await tab.open(url, wait_until=wait_until, timeout=deadline.remaining())
         except BaseException:
             with anyio.CancelScope(shield=True), anyio.move_on_after(3):
                 half_open = targets.get(target_id)

@@ -1,7 +1,8 @@
-"""What every action needs: the page, the mouse, deadlines, and resolving an id.
+"""What every action needs: the page, the mouse, and resolving an id in time.
 
 Actions (``_pointer``, ``_forms``, ``_readers``) are functions of one
-:class:`ActionContext`, which the tab builds once.
+:class:`ActionContext`, which the tab builds once, and of the
+:class:`~kobrowser._deadline.Deadline` of the public call.
 """
 
 from __future__ import annotations
@@ -9,12 +10,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
-import anyio
-
-from .._validate import seconds
 from ._resolve import Target, resolve
 
 if TYPE_CHECKING:
+    from .._deadline import Deadline
     from ..cdp import CDPSession
     from ._input import Mouse
     from ._snapshotter import Snapshotter
@@ -23,48 +22,37 @@ __all__ = ["ActionContext", "left"]
 
 T = TypeVar("T")
 
+_CALL_FLOOR_S = 0.05  # a CDP call near the deadline still gets this long to fail cleanly
 
-def left(deadline: float) -> float:
-    """Seconds left until ``deadline`` (an ``anyio.current_time()``), at least 50 ms."""
-    return max(deadline - anyio.current_time(), 0.05)
+
+def left(deadline: Deadline) -> float:
+    """The timeout of the next CDP call: what is left of ``deadline`` (at least 50 ms)."""
+    return deadline.remaining(_CALL_FLOOR_S)
 
 
 class ActionContext:
-    """One tab's page session, mouse, snapshots and default timeout, for actions.
+    """One tab's page session, mouse and snapshots, for actions.
 
     Attributes:
         page: the tab's page session (input goes there).
         mouse: the tab's mouse.
     """
 
-    def __init__(
-        self,
-        page: CDPSession,
-        mouse: Mouse,
-        snapshots: Snapshotter,
-        timeout: Callable[[], float],
-    ) -> None:
+    def __init__(self, page: CDPSession, mouse: Mouse, snapshots: Snapshotter) -> None:
         self.page = page
         self.mouse = mouse
         self._snapshots = snapshots
-        self._timeout = timeout
 
-    def limit(self, timeout: float | None) -> float:
-        """``timeout``, or the default when None."""
-        return self._timeout() if timeout is None else seconds(timeout)
-
-    async def resolve(self, element_id: int, timeout: float) -> Target:
+    async def resolve(self, element_id: int, deadline: Deadline) -> Target:
         """Resolve and verify ``element_id`` of the latest snapshot."""
-        return await resolve(self._snapshots.latest, element_id, timeout=timeout)
+        return await resolve(self._snapshots.latest, element_id, timeout=left(deadline))
 
     async def run(
         self,
         element_id: int,
-        timeout: float | None,
-        body: Callable[[Target, float], Awaitable[T]],
+        deadline: Deadline,
+        body: Callable[[Target, Deadline], Awaitable[T]],
     ) -> T:
         """Run ``body(target, deadline)`` with the element resolved and fresh."""
-        limit = self.limit(timeout)
-        deadline = anyio.current_time() + limit
-        target = await self.resolve(element_id, limit)
+        target = await self.resolve(element_id, deadline)
         return await body(target, deadline)

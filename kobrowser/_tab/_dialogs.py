@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 import msgspec
 
-from .._exceptions import KoBrowserError, ProtocolError, WaitTimeoutError
+from .._exceptions import KoBrowserError, ProtocolError
 from .._validate import check
 
 if TYPE_CHECKING:
+    from .._deadline import Deadline
     from ..cdp import CDPSession
 
 __all__ = ["Dialog", "DialogHandler", "Dialogs"]
@@ -126,14 +127,14 @@ class Dialogs:
         """Every dialog the tab opened, oldest first (a copy)."""
         return list(self._dialogs)
 
-    async def next(self, timeout: float) -> Dialog:
+    async def next(self, deadline: Deadline) -> Dialog:
         """See ``Tab.wait_for_dialog``."""
         seen = len(self._dialogs)
-        with anyio.move_on_after(timeout):
+        with deadline.scope():
             while len(self._dialogs) <= seen or not self._dialogs[seen].handled:
                 await self._opened.wait()
             return self._dialogs[seen]
-        raise WaitTimeoutError(f"no dialog opened within {timeout:g} s")
+        raise deadline.error("no dialog opened")
 
     def _on_opening(self, raw: msgspec.Raw) -> None:
         dialog = Dialog(self._page, _OPENING.decode(raw))

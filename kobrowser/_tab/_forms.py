@@ -7,6 +7,7 @@ a clear error when the element is not of the kind the action needs.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from .._exceptions import (
     InvalidArgumentError,
@@ -21,21 +22,24 @@ from ._input import press_combo, type_text
 from ._pointer import click
 from ._resolve import Target, call, locate
 
+if TYPE_CHECKING:
+    from .._deadline import Deadline
+
 __all__ = ["check", "fill", "focus", "press", "select", "type_into", "uncheck", "upload"]
 
 _CHECKABLE = ("checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio")
 
 
-async def focus(ctx: ActionContext, element_id: int, *, timeout: float | None = None) -> None:
+async def focus(ctx: ActionContext, element_id: int, *, deadline: Deadline) -> None:
     """Give element ``element_id`` the keyboard focus."""
 
-    async def body(target: Target, deadline: float) -> None:
+    async def body(target: Target, deadline: Deadline) -> None:
         await _focus(target, deadline)
 
-    await ctx.run(element_id, timeout, body)
+    await ctx.run(element_id, deadline, body)
 
 
-async def _focus(target: Target, deadline: float) -> None:
+async def _focus(target: Target, deadline: Deadline) -> None:
     try:
         await target.session.send(
             "DOM.focus", {"objectId": target.object_id}, timeout=left(deadline)
@@ -47,9 +51,7 @@ async def _focus(target: Target, deadline: float) -> None:
         ) from None
 
 
-async def fill(
-    ctx: ActionContext, element_id: int, value: str, *, timeout: float | None = None
-) -> None:
+async def fill(ctx: ActionContext, element_id: int, value: str, *, deadline: Deadline) -> None:
     """Replace the value of a text field, textarea or contenteditable element.
 
     Uses real text input (``Input.insertText``), so frameworks that
@@ -60,8 +62,8 @@ async def fill(
         WrongElementKindError: the element is not something that can be filled.
     """
 
-    async def body(target: Target, deadline: float) -> None:
-        await locate(target, timeout=left(deadline), hit=False)
+    async def body(target: Target, deadline: Deadline) -> None:
+        await locate(target, deadline=deadline, hit=False)
         prepared = await call(
             target.session,
             target.object_id,
@@ -81,7 +83,7 @@ async def fill(
         else:
             await press_combo(ctx.page, "Delete", timeout=left(deadline))
 
-    await ctx.run(element_id, timeout, body)
+    await ctx.run(element_id, deadline, body)
 
 
 async def type_into(
@@ -90,7 +92,7 @@ async def type_into(
     text: str,
     *,
     delay: float = 0,
-    timeout: float | None = None,
+    deadline: Deadline,
 ) -> None:
     """Focus element ``element_id`` and type ``text`` with real key events.
 
@@ -98,26 +100,24 @@ async def type_into(
         delay: milliseconds between key presses.
     """
 
-    async def body(target: Target, deadline: float) -> None:
-        await locate(target, timeout=left(deadline), hit=False)
+    async def body(target: Target, deadline: Deadline) -> None:
+        await locate(target, deadline=deadline, hit=False)
         await _focus(target, deadline)
         await type_text(ctx.page, text, delay=delay, timeout=left(deadline))
 
-    await ctx.run(element_id, timeout, body)
+    await ctx.run(element_id, deadline, body)
 
 
-async def press(ctx: ActionContext, key: str, *, timeout: float | None = None) -> None:
+async def press(ctx: ActionContext, key: str, *, deadline: Deadline) -> None:
     """Press a key or combination on the focused element: ``"Enter"``, ``"Control+a"``.
 
     Raises:
         ValueError: unknown key or modifier.
     """
-    await press_combo(ctx.page, key, timeout=ctx.limit(timeout))
+    await press_combo(ctx.page, key, timeout=left(deadline))
 
 
-async def select(
-    ctx: ActionContext, element_id: int, *values: str, timeout: float | None = None
-) -> None:
+async def select(ctx: ActionContext, element_id: int, *values: str, deadline: Deadline) -> None:
     """Select options of a ``<select>`` by value or label (several if ``multiple``).
 
     Raises:
@@ -125,8 +125,8 @@ async def select(
         ValueError: an option is missing (the message lists the available ones).
     """
 
-    async def body(target: Target, deadline: float) -> None:
-        await locate(target, timeout=left(deadline), hit=False)
+    async def body(target: Target, deadline: Deadline) -> None:
+        await locate(target, deadline=deadline, hit=False)
         result = await call(
             target.session,
             target.object_id,
@@ -157,34 +157,33 @@ async def select(
                 argument="values",
             )
 
-    await ctx.run(element_id, timeout, body)
+    await ctx.run(element_id, deadline, body)
 
 
-async def check(ctx: ActionContext, element_id: int, *, timeout: float | None = None) -> None:
+async def check(ctx: ActionContext, element_id: int, *, deadline: Deadline) -> None:
     """Make a checkbox, radio or switch checked (no-op when it already is)."""
-    await _set_checked(ctx, element_id, True, timeout)
+    await _set_checked(ctx, element_id, True, deadline)
 
 
-async def uncheck(ctx: ActionContext, element_id: int, *, timeout: float | None = None) -> None:
+async def uncheck(ctx: ActionContext, element_id: int, *, deadline: Deadline) -> None:
     """Make a checkbox or switch unchecked (no-op when it already is)."""
-    await _set_checked(ctx, element_id, False, timeout)
+    await _set_checked(ctx, element_id, False, deadline)
 
 
 async def _set_checked(
-    ctx: ActionContext, element_id: int, wanted: bool, timeout: float | None
+    ctx: ActionContext, element_id: int, wanted: bool, deadline: Deadline
 ) -> None:
-    limit = ctx.limit(timeout)
-    target = await ctx.resolve(element_id, limit)
-    state = await call(target.session, target.object_id, _scripts.CHECKED, timeout=limit)
+    target = await ctx.resolve(element_id, deadline)
+    state = await call(target.session, target.object_id, _scripts.CHECKED, timeout=left(deadline))
     if state is None or target.element.role not in (*_CHECKABLE, "button"):
         raise WrongElementKindError(
             f"element {element_id} ({target.element.role}) cannot be checked", element_id
         )
     if state is wanted:
         return
-    await click(ctx, element_id, timeout=timeout)
+    await click(ctx, element_id, deadline=deadline)
     # Toggling keeps the node, role and name: the same handle reads the new state.
-    state = await call(target.session, target.object_id, _scripts.CHECKED, timeout=limit)
+    state = await call(target.session, target.object_id, _scripts.CHECKED, timeout=left(deadline))
     if state is not wanted:
         raise NotInteractableError(
             f"clicking element {element_id} did not {'check' if wanted else 'uncheck'} it",
@@ -196,7 +195,7 @@ async def upload(
     ctx: ActionContext,
     element_id: int,
     *files: str | os.PathLike[str],
-    timeout: float | None = None,
+    deadline: Deadline,
 ) -> None:
     """Set the files of an ``<input type=file>``.
 
@@ -206,7 +205,7 @@ async def upload(
     """
     paths = existing_files(files)
 
-    async def body(target: Target, deadline: float) -> None:
+    async def body(target: Target, deadline: Deadline) -> None:
         kind = await call(
             target.session,
             target.object_id,
@@ -230,4 +229,4 @@ async def upload(
             timeout=left(deadline),
         )
 
-    await ctx.run(element_id, timeout, body)
+    await ctx.run(element_id, deadline, body)

@@ -12,12 +12,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-import anyio
-
-from .._exceptions import NavigationError, ProtocolError, WaitTimeoutError
+from .._exceptions import NavigationError, ProtocolError
 from ._pagestate import LoadState, PageState, Response
 
 if TYPE_CHECKING:
+    from .._deadline import Deadline
     from ..cdp import CDPSession
     from ._waits import Waiter
 
@@ -26,6 +25,9 @@ __all__ = ["Navigator"]
 # Chrome reports an HTTP error status with an empty body as a failed load;
 # for us it is a response like any other.
 _HTTP_ERROR = "net::ERR_HTTP_RESPONSE_CODE_FAILURE"
+# A call inside the deadline's scope: the scope ends it first (a WaitTimeoutError
+# naming the state); the call's own timeout only backs it up.
+_BACKUP_S = 1.0
 
 
 class Navigator:
@@ -37,7 +39,7 @@ class Navigator:
         self._waits = waits
 
     async def open(
-        self, url: str, wait_until: LoadState, timeout: float, referrer: str | None
+        self, url: str, wait_until: LoadState, deadline: Deadline, referrer: str | None
     ) -> Response | None:
         """See ``Tab.open``."""
         params: dict[str, Any] = {"url": url}
@@ -48,7 +50,9 @@ class Navigator:
         async def navigate() -> str | None:
             before = state.navigations
             try:
-                result = await self._page.send("Page.navigate", params, timeout=timeout)
+                result = await self._page.send(
+                    "Page.navigate", params, timeout=deadline.remaining() + _BACKUP_S
+                )
             except ProtocolError as exc:
                 raise NavigationError(f"cannot open {url!r}: {exc.message}") from None
             error = result.get("errorText")
@@ -61,17 +65,22 @@ class Navigator:
                     await self._waits.changed()
             return loader
 
-        return await self._navigation(navigate, wait_until, timeout, f"{url!r}")
+        return await self._navigation(navigate, wait_until, deadline, f"{url!r}")
 
-    async def reload(self, wait_until: LoadState, timeout: float) -> Response | None:
+    async def reload(self, wait_until: LoadState, deadline: Deadline) -> Response | None:
         """See ``Tab.reload``."""
         return await self._by_event(
-            lambda: self._page.send("Page.reload"), wait_until, timeout, "reload"
+            lambda: self._page.send("Page.reload", timeout=deadline.remaining() + _BACKUP_S),
+            wait_until,
+            deadline,
+            "reload",
         )
 
-    async def history(self, delta: int, wait_until: LoadState, timeout: float) -> Response | None:
+    async def history(
+        self, delta: int, wait_until: LoadState, deadline: Deadline
+    ) -> Response | None:
         """Go ``delta`` entries through history (see ``Tab.back``, ``Tab.forward``)."""
-        history = await self._page.send("Page.getNavigationHistory", timeout=timeout)
+        history = await self._page.send("Page.getNavigationHistory", timeout=deadline.remaining())
         index = history["currentIndex"] + delta
         entries = history["entries"]
         if not 0 <= index < len(entries):
@@ -80,10 +89,12 @@ class Navigator:
         what = "back" if delta < 0 else "forward"
         return await self._by_event(
             lambda: self._page.send(
-                "Page.navigateToHistoryEntry", {"entryId": entry_id}, timeout=timeout
+                "Page.navigateToHistoryEntry",
+                {"entryId": entry_id},
+                timeout=deadline.remaining() + _BACKUP_S,
             ),
             wait_until,
-            timeout,
+            deadline,
             what,
         )
 
@@ -91,7 +102,7 @@ class Navigator:
         self,
         call: Callable[[], Awaitable[Any]],
         wait_until: LoadState,
-        timeout: float,
+        deadline: Deadline,
         what: str,
     ) -> Response | None:
         """Navigate by ``call`` (no loader id in its answer): the next top-frame navigation."""
@@ -106,20 +117,20 @@ class Navigator:
             new = state.latest_document()
             return new if new != latest else None
 
-        return await self._navigation(navigate, wait_until, timeout, what)
+        return await self._navigation(navigate, wait_until, deadline, what)
 
     async def _navigation(
         self,
         navigate: Callable[[], Awaitable[str | None]],
         wait_until: LoadState,
-        timeout: float,
+        deadline: Deadline,
         what: str,
     ) -> Response | None:
-        with anyio.move_on_after(timeout):
+        with deadline.scope():
             loader = await navigate()
             if loader is None:
                 return None  # same document: nothing loads
             loader = await self._waits.until_document(loader, wait_until)
             response = self._state.response(loader)
             return response if response is not None else Response(self._state.url, 0)
-        raise WaitTimeoutError(f"{what} did not reach {wait_until!r} within {timeout:g} s")
+        raise deadline.error(f"{what} did not reach {wait_until!r}")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -28,6 +28,9 @@ from . import _scripts
 from ._acting import ActionContext, left
 from ._input import modifier_mask
 from ._resolve import Target, call, locate
+
+if TYPE_CHECKING:
+    from .._deadline import Deadline
 
 __all__ = ["GUARD_MS", "click", "dblclick", "drag", "hover", "scroll", "scroll_into_view"]
 
@@ -43,7 +46,7 @@ async def click(
     button: str = "left",
     click_count: int = 1,
     modifiers: Sequence[str] = (),
-    timeout: float | None = None,
+    deadline: Deadline,
 ) -> None:
     """Click element ``element_id`` of the last snapshot with a trusted mouse click.
 
@@ -58,18 +61,16 @@ async def click(
         button: ``"left"``, ``"right"`` or ``"middle"``.
         click_count: 2 for a double click.
         modifiers: keys held during the click, e.g. ``["Shift"]``.
-        timeout: seconds (default: the browser's timeout).
+        deadline: the deadline of the public call.
 
     Raises:
         NoSnapshotError, UnknownElementError, StaleElementError,
         NotInteractableError (names the covering element), ValueError.
     """
     mask = modifier_mask(modifiers)
-    limit = ctx.limit(timeout)
-    deadline = anyio.current_time() + limit
     for _ in range(5):
-        target = await ctx.resolve(element_id, left(deadline))
-        x, y, _rect = await locate(target, timeout=left(deadline), guard_ms=GUARD_MS)
+        target = await ctx.resolve(element_id, deadline)
+        x, y, _rect = await locate(target, deadline=deadline, guard_ms=GUARD_MS)
         await ctx.mouse.click(
             x,
             y,
@@ -95,7 +96,7 @@ async def click(
 
 async def _read_guards(
     target: Target,
-    deadline: float,
+    deadline: Deadline,
     *,
     keep: bool = False,
     wait: dict[str, int] | None = None,
@@ -137,7 +138,7 @@ async def _guard_call(
     session: Any,
     object_id: str,
     keep: bool,
-    deadline: float,
+    deadline: Deadline,
     wait: dict[str, int] | None,
 ) -> dict[str, int] | None:
     try:
@@ -157,12 +158,12 @@ async def _guard_call(
     return guard if isinstance(guard, dict) else None
 
 
-async def dblclick(ctx: ActionContext, element_id: int, *, timeout: float | None = None) -> None:
+async def dblclick(ctx: ActionContext, element_id: int, *, deadline: Deadline) -> None:
     """Double-click element ``element_id`` (see :meth:`click`)."""
-    await click(ctx, element_id, click_count=2, timeout=timeout)
+    await click(ctx, element_id, click_count=2, deadline=deadline)
 
 
-async def hover(ctx: ActionContext, element_id: int, *, timeout: float | None = None) -> None:
+async def hover(ctx: ActionContext, element_id: int, *, deadline: Deadline) -> None:
     """Move the mouse over element ``element_id`` (waits for actionability).
 
     Returns once the element's frame has seen the pointer; a move that
@@ -175,8 +176,8 @@ async def hover(ctx: ActionContext, element_id: int, *, timeout: float | None = 
         pointer after three moves).
     """
 
-    async def body(target: Target, deadline: float) -> None:
-        x, y, _ = await locate(target, timeout=left(deadline), enabled=False, guard_ms=GUARD_MS)
+    async def body(target: Target, deadline: Deadline) -> None:
+        x, y, _ = await locate(target, deadline=deadline, enabled=False, guard_ms=GUARD_MS)
         moved = (x, y) != (ctx.mouse.x, ctx.mouse.y)
         await ctx.mouse.move(x, y, timeout=left(deadline))
         if not moved:
@@ -203,7 +204,7 @@ async def hover(ctx: ActionContext, element_id: int, *, timeout: float | None = 
             element_id,
         )
 
-    await ctx.run(element_id, timeout, body)
+    await ctx.run(element_id, deadline, body)
 
 
 async def drag(
@@ -212,24 +213,22 @@ async def drag(
     target_id: int,
     *,
     steps: int = 8,
-    timeout: float | None = None,
+    deadline: Deadline,
 ) -> None:
     """Drag element ``source_id`` onto element ``target_id`` with the mouse.
 
     Works for pointer-driven drags and for HTML5 drag and drop.
     """
-    limit = ctx.limit(timeout)
-    deadline = anyio.current_time() + limit
-    source = await ctx.resolve(source_id, limit)
-    x1, y1, _ = await locate(source, timeout=left(deadline), guard_ms=GUARD_MS)
+    source = await ctx.resolve(source_id, deadline)
+    x1, y1, _ = await locate(source, deadline=deadline, guard_ms=GUARD_MS)
     kind = await call(
         source.session, source.object_id, _scripts.INFO, "kind", timeout=left(deadline)
     )
     # An HTML5-draggable source starts a drag the browser reports (and we
     # must wait for, however slow the machine); a pointer-driven one never does.
     drag_wait = 2.0 if isinstance(kind, dict) and kind.get("draggable") else 0.05
-    dest = await ctx.resolve(target_id, left(deadline))
-    x2, y2, _ = await locate(dest, timeout=left(deadline), enabled=False)
+    dest = await ctx.resolve(target_id, deadline)
+    x2, y2, _ = await locate(dest, deadline=deadline, enabled=False)
     page, mouse = ctx.page, ctx.mouse
     await page.send("Input.setInterceptDrags", {"enabled": True}, timeout=left(deadline))
     try:
@@ -269,15 +268,13 @@ async def drag(
             await page.send("Input.setInterceptDrags", {"enabled": False}, timeout=2)
 
 
-async def scroll_into_view(
-    ctx: ActionContext, element_id: int, *, timeout: float | None = None
-) -> None:
+async def scroll_into_view(ctx: ActionContext, element_id: int, *, deadline: Deadline) -> None:
     """Scroll element ``element_id`` into view (in every frame on the way)."""
 
-    async def body(target: Target, deadline: float) -> None:
-        await locate(target, timeout=left(deadline), hit=False, enabled=False)
+    async def body(target: Target, deadline: Deadline) -> None:
+        await locate(target, deadline=deadline, hit=False, enabled=False)
 
-    await ctx.run(element_id, timeout, body)
+    await ctx.run(element_id, deadline, body)
 
 
 async def scroll(
@@ -285,7 +282,7 @@ async def scroll(
     direction: str = "down",
     amount: float = 600,
     *,
-    timeout: float | None = None,
+    deadline: Deadline,
 ) -> None:
     """Scroll the page with the mouse wheel at the viewport's centre.
 
@@ -294,13 +291,12 @@ async def scroll(
         amount: CSS pixels.
     """
     vectors = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}
-    limit = ctx.limit(timeout)
-    metrics = await ctx.page.send("Page.getLayoutMetrics", timeout=limit)
+    metrics = await ctx.page.send("Page.getLayoutMetrics", timeout=left(deadline))
     viewport = metrics.get("cssLayoutViewport", {})
     x = viewport.get("clientWidth", 800) / 2
     y = viewport.get("clientHeight", 600) / 2
     dx, dy = vectors[direction]
-    await ctx.mouse.wheel(x, y, dx * amount, dy * amount, timeout=limit)
+    await ctx.mouse.wheel(x, y, dx * amount, dy * amount, timeout=left(deadline))
     # Let the scroll land before the next snapshot reads the page.
     await ctx.page.send(
         "Runtime.evaluate",
@@ -308,5 +304,5 @@ async def scroll(
             "expression": "new Promise(r => requestAnimationFrame(() => r()))",
             "awaitPromise": True,
         },
-        timeout=limit,
+        timeout=left(deadline),
     )

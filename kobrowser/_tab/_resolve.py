@@ -37,6 +37,7 @@ from . import _scripts
 from ._runtime import runtime_value
 
 if TYPE_CHECKING:
+    from .._deadline import Deadline
     from .._snapshot import Element, Snapshot
     from ..cdp import CDPSession
 
@@ -325,7 +326,7 @@ _REASONS = {
 async def locate(
     target: Target,
     *,
-    timeout: float,
+    deadline: Deadline,
     hit: bool = True,
     enabled: bool = True,
     guard_ms: int = 0,
@@ -334,7 +335,8 @@ async def locate(
     """Wait until the element is actionable; return a top-page point and its frame rect.
 
     With ``guard_ms`` a one-shot guard is armed in every frame on the way,
-    which blocks pointer events that would reach any other element.
+    which blocks pointer events that would reach any other element. The
+    element is probed at least once, even at the deadline.
 
     Raises:
         StaleElementError: the element left the DOM meanwhile.
@@ -343,15 +345,14 @@ async def locate(
     """
     element = target.element
     oid = object_id or target.object_id
-    deadline = anyio.current_time() + timeout
     attempt = 0
     reason = "it never became actionable"
     while True:
-        remaining = deadline - anyio.current_time()
-        if remaining <= 0:
+        remaining = deadline.remaining()
+        if attempt and remaining <= 0:
             raise NotInteractableError(
                 f"element {element.id} ({_label(element)}) is not actionable: {reason} "
-                f"(waited {timeout:g} s)",
+                f"(waited {deadline.timeout:g} s)",
                 element.id,
             )
         try:
@@ -365,14 +366,15 @@ async def locate(
                 oid,
                 _scripts.PROBE,
                 {"hit": hit, "enabled": enabled, "guard": guard_ms},
-                timeout=max(deadline - anyio.current_time(), 0.5),
+                timeout=deadline.remaining(0.5),
                 await_promise=True,
             )
         except CDPTimeoutError:
             # The page answered too slowly for what was left of the deadline:
             # report why the element was not actionable so far.
-            if anyio.current_time() < deadline:
+            if not deadline.expired:
                 raise
+            attempt += 1
             continue
         state = probe.get("state")
         if state == "detached":
@@ -415,7 +417,7 @@ async def locate(
                 }
             if points:
                 if not target.verified:
-                    await _verify_shown(target, max(deadline - anyio.current_time(), 0.5))
+                    await _verify_shown(target, deadline.remaining(0.5))
                 x, y = points[0]
                 return float(x), float(y), probe["rect"]
             reason = f"it is covered by {describe_cover(cover)}"
@@ -425,4 +427,4 @@ async def locate(
             reason = _REASONS.get(str(state), f"it is {state}")
         delay = _BACKOFF[min(attempt, len(_BACKOFF) - 1)]
         attempt += 1
-        await anyio.sleep(min(delay, max(deadline - anyio.current_time(), 0)))
+        await anyio.sleep(min(delay, deadline.remaining()))

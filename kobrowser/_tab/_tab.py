@@ -29,6 +29,7 @@ import msgspec
 
 from .. import _capture, _validate
 from .._axmirror import TabMirror
+from .._deadline import Deadline
 from .._exceptions import InvalidArgumentError, KoBrowserError, ProtocolError, TargetClosedError
 from .._network import RouteTable, TabNetwork, block_entries, route_entry
 from .._storage import track_origins
@@ -92,7 +93,7 @@ class Tab:
         self._waits = Waiter(session, self._page)
         self._navigator = Navigator(session, self._page, self._waits)
         self._mouse = Mouse(session)
-        self._act = ActionContext(session, self._mouse, self._snapshotter, lambda: self.timeout)
+        self._act = ActionContext(session, self._mouse, self._snapshotter)
 
     async def _init(self) -> None:
         """Enable what the tab needs, once each, in one batch; then seed the page state.
@@ -148,7 +149,12 @@ class Tab:
         # set-up, before the frame runs (see _frame_emulation, TabNetwork).
 
     def _limit(self, timeout: float | None) -> float:
+        """Seconds for each CDP call (``timeout``, or the browser's)."""
         return self.timeout if timeout is None else _validate.seconds(timeout)
+
+    def _deadline(self, timeout: float | None) -> Deadline:
+        """The one deadline of a public call (``timeout``, or the browser's)."""
+        return Deadline.of(timeout, self.timeout)
 
     # -- identity and state ----------------------------------------------
 
@@ -416,14 +422,14 @@ class Tab:
         Cancelling the caller stops waiting; the navigation itself goes on.
         """
         _validate.check(url=url, wait_until=wait_until, timeout=timeout, referrer=referrer)
-        return await self._navigator.open(url, wait_until, self._limit(timeout), referrer)
+        return await self._navigator.open(url, wait_until, self._deadline(timeout), referrer)
 
     async def reload(
         self, *, wait_until: LoadState = "load", timeout: float | None = None
     ) -> Response | None:
         """Reload the page and wait for ``wait_until``; arguments and errors as :meth:`open`."""
         _validate.check(wait_until=wait_until)
-        return await self._navigator.reload(wait_until, self._limit(timeout))
+        return await self._navigator.reload(wait_until, self._deadline(timeout))
 
     async def back(
         self, *, wait_until: LoadState = "load", timeout: float | None = None
@@ -434,14 +440,14 @@ class Tab:
         document; otherwise as :meth:`open`.
         """
         _validate.check(wait_until=wait_until)
-        return await self._navigator.history(-1, wait_until, self._limit(timeout))
+        return await self._navigator.history(-1, wait_until, self._deadline(timeout))
 
     async def forward(
         self, *, wait_until: LoadState = "load", timeout: float | None = None
     ) -> Response | None:
         """Go forward in history and wait for ``wait_until``; see :meth:`back`."""
         _validate.check(wait_until=wait_until)
-        return await self._navigator.history(1, wait_until, self._limit(timeout))
+        return await self._navigator.history(1, wait_until, self._deadline(timeout))
 
     # -- waits -----------------------------------------------------------
 
@@ -463,7 +469,7 @@ class Tab:
         Cancelling the caller simply stops waiting.
         """
         _validate.check(state=state)
-        await self._waits.load(state, self._limit(timeout))
+        await self._waits.load(state, self._deadline(timeout))
 
     async def wait_for_url(
         self,
@@ -488,7 +494,7 @@ class Tab:
         Cancelling the caller simply stops waiting.
         """
         _validate.check(url_pattern=url, wait_until=wait_until, timeout=timeout)
-        await self._waits.url(url, wait_until, self._limit(timeout))
+        await self._waits.url(url, wait_until, self._deadline(timeout))
 
     async def wait_for_text(self, text: str, *, timeout: float | None = None) -> None:
         """Wait until the top document's rendered text (``innerText``) contains ``text``.
@@ -502,7 +508,7 @@ class Tab:
         itself at the deadline.
         """
         _validate.check(text=text, timeout=timeout)
-        await self._waits.text(text, self._limit(timeout))
+        await self._waits.text(text, self._deadline(timeout))
 
     async def wait_for_selector(
         self, selector: str, *, state: SelectorState = "visible", timeout: float | None = None
@@ -523,7 +529,7 @@ class Tab:
         itself at the deadline.
         """
         _validate.check(selector=selector, selector_state=state, timeout=timeout)
-        await self._waits.selector(selector, state, self._limit(timeout))
+        await self._waits.selector(selector, state, self._deadline(timeout))
 
     async def wait_for_function(self, expression: str, *, timeout: float | None = None) -> Any:
         """Wait until a JavaScript expression (or function) is truthy; return its value.
@@ -540,7 +546,7 @@ class Tab:
         the deadline.
         """
         _validate.check(expression=expression, timeout=timeout)
-        return await self._waits.function(expression, self._limit(timeout))
+        return await self._waits.function(expression, self._deadline(timeout))
 
     async def wait(self, ms: float) -> None:
         """Sleep ``ms`` milliseconds (prefer the waits above: they react to the page)."""
@@ -572,7 +578,7 @@ class Tab:
         Raises:
             WaitTimeoutError: no dialog within ``timeout`` (default: the browser's).
         """
-        return await self._dialogs.next(self._limit(timeout))
+        return await self._dialogs.next(self._deadline(timeout))
 
     # -- pointer actions -------------------------------------------------
 
@@ -614,12 +620,12 @@ class Tab:
             button=button,
             click_count=click_count,
             modifiers=modifiers,
-            timeout=timeout,
+            deadline=self._deadline(timeout),
         )
 
     async def dblclick(self, element_id: int, *, timeout: float | None = None) -> None:
         """Double-click element ``element_id`` (see :meth:`click`)."""
-        await _pointer.dblclick(self._act, element_id, timeout=timeout)
+        await _pointer.dblclick(self._act, element_id, deadline=self._deadline(timeout))
 
     async def hover(self, element_id: int, *, timeout: float | None = None) -> None:
         """Move the mouse over element ``element_id`` (waits for actionability).
@@ -633,7 +639,7 @@ class Tab:
             NotInteractableError (covered, or its frame never received the
             pointer after three moves).
         """
-        await _pointer.hover(self._act, element_id, timeout=timeout)
+        await _pointer.hover(self._act, element_id, deadline=self._deadline(timeout))
 
     async def drag(
         self, source_id: int, target_id: int, *, steps: int = 8, timeout: float | None = None
@@ -643,11 +649,13 @@ class Tab:
         Works for pointer-driven drags and for HTML5 drag and drop.
         """
         _validate.check(source_id=source_id, target_id=target_id, steps=steps, timeout=timeout)
-        await _pointer.drag(self._act, source_id, target_id, steps=steps, timeout=timeout)
+        await _pointer.drag(
+            self._act, source_id, target_id, steps=steps, deadline=self._deadline(timeout)
+        )
 
     async def scroll_into_view(self, element_id: int, *, timeout: float | None = None) -> None:
         """Scroll element ``element_id`` into view (in every frame on the way)."""
-        await _pointer.scroll_into_view(self._act, element_id, timeout=timeout)
+        await _pointer.scroll_into_view(self._act, element_id, deadline=self._deadline(timeout))
 
     async def scroll(
         self, direction: str = "down", amount: float = 600, *, timeout: float | None = None
@@ -659,13 +667,13 @@ class Tab:
             amount: CSS pixels.
         """
         _validate.check(direction=direction, amount=amount, timeout=timeout)
-        await _pointer.scroll(self._act, direction, amount, timeout=timeout)
+        await _pointer.scroll(self._act, direction, amount, deadline=self._deadline(timeout))
 
     # -- keyboard and forms ----------------------------------------------
 
     async def focus(self, element_id: int, *, timeout: float | None = None) -> None:
         """Give element ``element_id`` the keyboard focus."""
-        await _forms.focus(self._act, element_id, timeout=timeout)
+        await _forms.focus(self._act, element_id, deadline=self._deadline(timeout))
 
     async def fill(self, element_id: int, value: str, *, timeout: float | None = None) -> None:
         """Replace the value of a text field, textarea or contenteditable element.
@@ -678,7 +686,7 @@ class Tab:
             WrongElementKindError: the element is not something that can be filled.
         """
         _validate.check(element_id=element_id, value=value, timeout=timeout)
-        await _forms.fill(self._act, element_id, value, timeout=timeout)
+        await _forms.fill(self._act, element_id, value, deadline=self._deadline(timeout))
 
     async def type(
         self, element_id: int, text: str, *, delay: float = 0, timeout: float | None = None
@@ -689,7 +697,9 @@ class Tab:
             delay: milliseconds between key presses.
         """
         _validate.check(element_id=element_id, text=text, delay=delay, timeout=timeout)
-        await _forms.type_into(self._act, element_id, text, delay=delay, timeout=timeout)
+        await _forms.type_into(
+            self._act, element_id, text, delay=delay, deadline=self._deadline(timeout)
+        )
 
     async def press(self, key: str, *, timeout: float | None = None) -> None:
         """Press a key or combination on the focused element: ``"Enter"``, ``"Control+a"``.
@@ -698,7 +708,7 @@ class Tab:
             InvalidArgumentError: unknown key or modifier.
         """
         _validate.check(key=key, timeout=timeout)
-        await _forms.press(self._act, key, timeout=timeout)
+        await _forms.press(self._act, key, deadline=self._deadline(timeout))
 
     async def select(self, element_id: int, *values: str, timeout: float | None = None) -> None:
         """Select options of a ``<select>`` by value or label (several if ``multiple``).
@@ -709,15 +719,15 @@ class Tab:
                 message lists the available ones).
         """
         _validate.check(element_id=element_id, values=values, timeout=timeout)
-        await _forms.select(self._act, element_id, *values, timeout=timeout)
+        await _forms.select(self._act, element_id, *values, deadline=self._deadline(timeout))
 
     async def check(self, element_id: int, *, timeout: float | None = None) -> None:
         """Make a checkbox, radio or switch checked (no-op when it already is)."""
-        await _forms.check(self._act, element_id, timeout=timeout)
+        await _forms.check(self._act, element_id, deadline=self._deadline(timeout))
 
     async def uncheck(self, element_id: int, *, timeout: float | None = None) -> None:
         """Make a checkbox or switch unchecked (no-op when it already is)."""
-        await _forms.uncheck(self._act, element_id, timeout=timeout)
+        await _forms.uncheck(self._act, element_id, deadline=self._deadline(timeout))
 
     async def upload(
         self, element_id: int, *files: str | os.PathLike[str], timeout: float | None = None
@@ -729,7 +739,7 @@ class Tab:
             WrongElementKindError: the element is not a file input.
         """
         _validate.check(element_id=element_id, timeout=timeout)
-        await _forms.upload(self._act, element_id, *files, timeout=timeout)
+        await _forms.upload(self._act, element_id, *files, deadline=self._deadline(timeout))
 
     # -- reading elements ------------------------------------------------
 
@@ -741,28 +751,28 @@ class Tab:
         printed line may be cut at ``text_limit``), once the line's first
         text node is checked to be still in the page.
         """
-        return await _readers.text(self._act, element_id, timeout=timeout)
+        return await _readers.text(self._act, element_id, deadline=self._deadline(timeout))
 
     async def html(self, element_id: int, *, timeout: float | None = None) -> str:
         """The outer HTML of element ``element_id``."""
-        return await _readers.html(self._act, element_id, timeout=timeout)
+        return await _readers.html(self._act, element_id, deadline=self._deadline(timeout))
 
     async def value(self, element_id: int, *, timeout: float | None = None) -> str | None:
         """The current value of a form field (None for elements without one)."""
-        return await _readers.value(self._act, element_id, timeout=timeout)
+        return await _readers.value(self._act, element_id, deadline=self._deadline(timeout))
 
     async def attr(self, element_id: int, name: str, *, timeout: float | None = None) -> str | None:
         """The value of attribute ``name`` (None when absent)."""
         _validate.check(element_id=element_id, name=name, timeout=timeout)
-        return await _readers.attr(self._act, element_id, name, timeout=timeout)
+        return await _readers.attr(self._act, element_id, name, deadline=self._deadline(timeout))
 
     async def is_visible(self, element_id: int, *, timeout: float | None = None) -> bool:
         """Whether element ``element_id`` has a visible box."""
-        return await _readers.is_visible(self._act, element_id, timeout=timeout)
+        return await _readers.is_visible(self._act, element_id, deadline=self._deadline(timeout))
 
     async def is_enabled(self, element_id: int, *, timeout: float | None = None) -> bool:
         """Whether element ``element_id`` is enabled (not disabled or aria-disabled)."""
-        return await _readers.is_enabled(self._act, element_id, timeout=timeout)
+        return await _readers.is_enabled(self._act, element_id, deadline=self._deadline(timeout))
 
     async def is_checked(self, element_id: int, *, timeout: float | None = None) -> bool:
         """Whether a checkbox, radio, switch or toggle button is on.
@@ -770,14 +780,14 @@ class Tab:
         Raises:
             WrongElementKindError: the element has no checked state.
         """
-        return await _readers.is_checked(self._act, element_id, timeout=timeout)
+        return await _readers.is_checked(self._act, element_id, deadline=self._deadline(timeout))
 
     async def box(self, element_id: int, *, timeout: float | None = None) -> dict[str, float]:
         """The element's box in top-page CSS pixels: ``{x, y, width, height}``.
 
         Scrolls it into view first.
         """
-        return await _readers.box(self._act, element_id, timeout=timeout)
+        return await _readers.box(self._act, element_id, deadline=self._deadline(timeout))
 
     # -- capture ---------------------------------------------------------
 

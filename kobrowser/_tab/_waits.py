@@ -29,6 +29,7 @@ from .._exceptions import (
 from ._pagestate import NETWORK_IDLE_S, LoadState, PageState
 
 if TYPE_CHECKING:
+    from .._deadline import Deadline
     from ..cdp import CDPSession
 
 __all__ = ["SelectorState", "URLPattern", "Waiter", "glob_to_regex"]
@@ -145,8 +146,8 @@ def _url_matcher(pattern: URLPattern) -> Callable[[str], bool]:
 class Waiter:
     """The waits of one tab, over its page session and :class:`PageState`.
 
-    Every method takes ``timeout`` in seconds (the caller resolves the
-    default) and raises :class:`~kobrowser.WaitTimeoutError` when it runs out.
+    Every wait takes the :class:`~kobrowser._deadline.Deadline` of the public
+    call and raises :class:`~kobrowser.WaitTimeoutError` when it passes.
     """
 
     def __init__(self, page: CDPSession, state: PageState) -> None:
@@ -195,19 +196,18 @@ class Waiter:
             with anyio.move_on_after(remaining):
                 await self.changed()
 
-    async def _in_page(self, check: str, deadline: float, what: str, every_frame: bool) -> Any:
+    async def _in_page(self, check: str, deadline: Deadline, what: str, every_frame: bool) -> Any:
         """Run an ``_OBSERVE`` wait with ``check`` until it holds; return its value."""
-        with anyio.move_on_after(deadline) as scope:
-            end = anyio.current_time() + deadline
+        with deadline.scope() as scope:
             while True:
-                ms = max(0, int((end - anyio.current_time() + _JS_SLACK_S) * 1000))
+                ms = int((deadline.remaining() + _JS_SLACK_S) * 1000)
                 expression = f"({_OBSERVE})(({check}), {ms}, {json.dumps(every_frame)})"
                 document = (self._state.loader_id, self._state.navigations)
                 try:
                     result = await self._page.send(
                         "Runtime.evaluate",
                         {"expression": expression, "returnByValue": True, "awaitPromise": True},
-                        timeout=deadline + 5,
+                        timeout=deadline.remaining() + 5,
                     )
                 except ProtocolError as exc:
                     if not any(text in exc.message for text in _CONTEXT_GONE):
@@ -234,46 +234,47 @@ class Waiter:
                     return value.get("value")
                 await self.changed()
         assert scope.cancelled_caught
-        raise WaitTimeoutError(f"timed out after {deadline:g} s waiting for {what}")
+        raise WaitTimeoutError(f"timed out after {deadline.timeout:g} s waiting for {what}")
 
     # -- the waits of Tab ------------------------------------------------------
 
-    async def load(self, wanted: LoadState, timeout: float) -> None:
+    async def load(self, wanted: LoadState, deadline: Deadline) -> None:
         """See ``Tab.wait_for_load``."""
         state = self._state
-        with anyio.move_on_after(timeout):
+        with deadline.scope():
             while state.navigating:  # started, not committed yet: await the new document
                 await self.changed()
             await self.until_document(state.latest_document(), wanted)
             return
-        raise WaitTimeoutError(f"the page did not reach {wanted!r} within {timeout:g} s")
+        raise deadline.error(f"the page did not reach {wanted!r}")
 
-    async def url(self, url: URLPattern, wait_until: LoadState, timeout: float) -> None:
+    async def url(self, url: URLPattern, wait_until: LoadState, deadline: Deadline) -> None:
         """See ``Tab.wait_for_url``."""
         matches = _url_matcher(url)
         state = self._state
-        with anyio.move_on_after(timeout):
+        with deadline.scope():
             while not matches(state.url):
                 await self.changed()
             await self.until_document(state.latest_document(), wait_until)
             return
         raise WaitTimeoutError(
-            f"the URL did not match {url!r} (and reach {wait_until!r}) within {timeout:g} s;"
+            f"the URL did not match {url!r} (and reach {wait_until!r})"
+            f" within {deadline.timeout:g} s;"
             f" it is {state.url!r}"
         )
 
-    async def text(self, text: str, timeout: float) -> None:
+    async def text(self, text: str, deadline: Deadline) -> None:
         """See ``Tab.wait_for_text``."""
         script = _TEXT_CHECK % json.dumps(text)
-        await self._in_page(script, timeout, f"text {text!r}", every_frame=False)
+        await self._in_page(script, deadline, f"text {text!r}", every_frame=False)
 
-    async def selector(self, selector: str, state: SelectorState, timeout: float) -> None:
+    async def selector(self, selector: str, state: SelectorState, deadline: Deadline) -> None:
         """See ``Tab.wait_for_selector``."""
         script = _SELECTOR_CHECK % (json.dumps(selector), json.dumps(state))
         what = f"selector {selector!r} to be {state}"
-        await self._in_page(script, timeout, what, every_frame=False)
+        await self._in_page(script, deadline, what, every_frame=False)
 
-    async def function(self, expression: str, timeout: float) -> Any:
+    async def function(self, expression: str, deadline: Deadline) -> Any:
         """See ``Tab.wait_for_function``."""
         script = _FUNCTION_CHECK % expression
-        return await self._in_page(script, timeout, f"function {expression!r}", every_frame=True)
+        return await self._in_page(script, deadline, f"function {expression!r}", every_frame=True)

@@ -64,7 +64,7 @@ async def test_never_clicks_a_wrong_element(open_tab: Any, server: Any) -> None:
             snap = await tab.snapshot(interactive=True)
             target = find(snap, "button", "Target")
             try:
-                await tab.click(target.id, timeout=2)
+                await tab.click(target.id, timeout=15)
             except StaleElementError:
                 outcomes["stale"] += 1
             except NotInteractableError:

@@ -139,7 +139,7 @@ async def test_errors_are_tool_errors_and_the_server_goes_on(
         wrong = await call(client, "fill", id=1, text="x", error=True)  # 1 is the iframe
         assert wrong.startswith("cannot fill element 1 (iframe)")
         key = await call(client, "press", key="NoSuchKey", error=True)
-        assert key.startswith("unknown key 'NoSuchKey'")
+        assert key.startswith("key: unknown key 'NoSuchKey'")
         nav = await call(client, "open", url="http://127.0.0.1:1/nothing", error=True)
         assert nav.startswith("cannot open 'http://127.0.0.1:1/nothing'")
         assert await call(client, "wait_for", error=True) == (
