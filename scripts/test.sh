@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # Set everything up, then run the whole check: ruff, mypy, pytest.
 # Arguments go to pytest: scripts/test.sh tests/cdp -k crash -x
+# --fast (first argument) skips the long soak/load tests marked `slow`
+# (pytest -m "not slow"); CI (.ci/run) runs everything.
 # All three run even when one fails; the exit status is non-zero if any failed.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+
+pytest_args=()
+if [[ ${1:-} == --fast ]]; then
+    shift
+    pytest_args=(-m "not slow")
+fi
+pytest_args+=("$@")
 
 scripts/setup.sh
 
@@ -19,11 +28,11 @@ step "ruff check ."
 step "mypy (config in pyproject.toml)"
 .venv/bin/mypy || failed+=("mypy")
 
-step "pytest $*"
+step "pytest ${pytest_args[*]}"
 rc=0
-.venv/bin/python -m pytest "$@" || rc=$?
+.venv/bin/python -m pytest "${pytest_args[@]}" || rc=$?
 if [[ $rc -eq 5 ]]; then
-    printf '\ntest: error: pytest collected no tests (exit code 5); check the paths and -k/-m filters: %s\n' "$*" >&2
+    printf '\ntest: error: pytest collected no tests (exit code 5); check the paths and -k/-m filters: %s\n' "${pytest_args[*]}" >&2
     failed+=("pytest (no tests collected)")
 elif [[ $rc -ne 0 ]]; then
     failed+=("pytest (exit code $rc)")

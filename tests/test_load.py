@@ -17,7 +17,7 @@ from kobrowser import Tab
 pytestmark = [
     pytest.mark.anyio,
     pytest.mark.timeout(900),
-    pytest.mark.skipif(not hasattr(Tab, "fill"), reason="Tab.fill/click not there yet"),
+    pytest.mark.slow,  # 32 tabs x 20 rounds: minutes; scripts/test.sh --fast skips it
 ]
 
 CONTEXTS = 4

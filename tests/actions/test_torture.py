@@ -55,6 +55,7 @@ setInterval(() => {
 
 
 # 500 snapshot+click steps take minutes on a loaded 2-core machine.
+@pytest.mark.slow  # 500 steps: minutes; scripts/test.sh --fast skips it
 @pytest.mark.timeout(1200)
 async def test_never_clicks_a_wrong_element(open_tab: Any, server: Any) -> None:
     server.set_page("/torture.html", TORTURE)
