@@ -27,13 +27,6 @@ from .conftest import Ko, Runtime, wait_gone
 pytestmark = pytest.mark.timeout(300)
 
 
-def needs(*names: str) -> pytest.MarkDecorator:
-    missing = [n for n in names if not hasattr(kobrowser.Tab, n)]
-    return pytest.mark.skipif(
-        bool(missing), reason=f"Tab lacks {', '.join(missing)} (not built yet)"
-    )
-
-
 FORM = """<!doctype html><title>Form</title>
 <label>Name <input id="name"></label>
 <button onclick="document.getElementById('out').textContent =
@@ -77,7 +70,6 @@ def test_open_snapshot_get_title_and_url(ko: Ko, server: PageServer) -> None:
     assert ko.ok("eval", "1 + 2") == "3\n"
 
 
-@needs("fill", "click", "value", "text")
 def test_open_snapshot_fill_click_get(ko: Ko, server: PageServer) -> None:
     ko.ok("open", server.set_page("/form.html", FORM))
     snap = ko.ok("snapshot", "-i")
@@ -88,7 +80,6 @@ def test_open_snapshot_fill_click_get(ko: Ko, server: PageServer) -> None:
     assert ko.ok("get", "text", str(find_id(full, "Hello"))).strip() == "Hello Ana María"
 
 
-@needs("click")
 def test_element_in_cross_origin_iframe_acted_on_by_id(ko: Ko, server: PageServer) -> None:
     server.set_page("/inner.html", FRAME)
     outer = f'<!doctype html><title>Outer</title><iframe src="{server.cross_url("/inner.html")}">'
@@ -103,7 +94,6 @@ def test_element_in_cross_origin_iframe_acted_on_by_id(ko: Ko, server: PageServe
     assert re.search(r'\d+: button "Pressed in frame"', ko.ok("snapshot"))
 
 
-@needs("click")
 def test_stale_id_after_navigation_fails_with_a_hint(ko: Ko, server: PageServer) -> None:
     ko.ok("open", server.set_page("/form.html", FORM))
     button = find_id(ko.ok("snapshot", "-i"), 'button "Greet"')
@@ -116,7 +106,6 @@ def test_stale_id_after_navigation_fails_with_a_hint(ko: Ko, server: PageServer)
     assert result.stdout == ""
 
 
-@needs("click")
 def test_unknown_id_names_the_snapshot_command(ko: Ko, server: PageServer) -> None:
     ko.ok("open", server.set_page("/form.html", FORM))
     ko.ok("snapshot", "-i")
@@ -388,12 +377,6 @@ document.getElementById('f').onchange = e => { document.title = 'file ' + e.targ
 """
 
 
-@needs(
-    "type", "press", "select", "check", "uncheck", "is_checked", "is_visible", "is_enabled",
-    "attr", "html", "box", "hover", "focus", "scroll_into_view", "scroll", "dblclick", "upload",
-    "drag", "wait_for_text", "wait_for_selector", "wait_for_load", "wait_for_url",
-    "wait_for_function", "back", "forward", "reload", "click",
-)  # fmt: skip
 @pytest.mark.timeout(900)
 def test_every_command_once(ko: Ko, server: PageServer, tmp_path: Path) -> None:
     first = server.set_page("/all.html", ALL)
