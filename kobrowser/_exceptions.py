@@ -29,6 +29,8 @@ Hierarchy::
      |    +-- NotInteractableError   hidden, disabled, covered, or never stable
      |    +-- WrongElementKindError  e.g. fill on a button, check on a link
      +-- NavigationError             navigation failed (bad URL, DNS, refused)
+     +-- JavaScriptError             a page script threw (carries ``message`` and ``stack``)
+     +-- DownloadError               a download was canceled or failed
      +-- WaitTimeoutError            a wait passed its deadline (also TimeoutError)
      +-- CaptureError                a screenshot or PDF could not be made
      +-- ModelError                  the language model failed or could not be reached
@@ -44,9 +46,11 @@ __all__ = [
     "CDPTimeoutError",
     "CaptureError",
     "ConnectionClosedError",
+    "DownloadError",
     "ElementError",
     "InvalidArgumentError",
     "InvalidSelectorError",
+    "JavaScriptError",
     "KoBrowserError",
     "LaunchError",
     "ModelError",
@@ -207,6 +211,42 @@ class WrongElementKindError(ElementError, TypeError):
 
 class NavigationError(KoBrowserError):
     """Navigation failed: invalid URL, DNS or connection failure, aborted load."""
+
+
+class JavaScriptError(KoBrowserError):
+    """A script run in the page threw (or its promise rejected).
+
+    Raised by ``evaluate``, ``wait_for_function`` and the page scripts behind
+    actions. ``str(error)`` is ``"<what was running>: <message>"``.
+
+    Attributes:
+        message: what the page threw, as JavaScript prints it
+            (``"TypeError: x is not a function"``; a thrown non-Error value
+            as its text or JSON).
+        stack: the JavaScript stack (``error.stack``: the message line, then
+            the ``at ...`` frames), or ``""`` when the thrown value has none.
+    """
+
+    def __init__(self, message: str, *, stack: str = "", context: str = "") -> None:
+        super().__init__(f"{context}: {message}" if context else message)
+        self.message = message
+        self.stack = stack
+
+
+class DownloadError(KoBrowserError):
+    """A download was canceled (by the page, the user or Chrome) or failed.
+
+    Also raised for a download still running when the browser closed.
+
+    Attributes:
+        url: what was being downloaded.
+        state: the download's final state (``"canceled"``).
+    """
+
+    def __init__(self, message: str, *, url: str = "", state: str = "canceled") -> None:
+        super().__init__(message)
+        self.url = url
+        self.state = state
 
 
 class WaitTimeoutError(KoBrowserError, TimeoutError):

@@ -42,7 +42,7 @@ class Element(msgspec.Struct, kw_only=True):
     frame_id: str
     backend_node_id: int | None
     loader_id: str
-    session: Any = msgspec.field(default=None)
+    session: CDPSession | None = None
     depth: int = 0
     children: list[Element] = msgspec.field(default_factory=list)
 

@@ -90,3 +90,22 @@ def test_exceptions_docstring_draws_every_class_under_its_parent() -> None:
             assert cls is kobrowser.KoBrowserError
         else:
             assert getattr(_exceptions, parent) in cls.__bases__, (cls.__name__, parent)
+
+
+def test_javascript_and_download_errors_are_public_with_their_fields() -> None:
+    error = kobrowser.JavaScriptError(
+        "Error: boom", stack="Error: boom\n    at <anonymous>:1:7", context="JavaScript error"
+    )
+    assert str(error) == "JavaScript error: Error: boom"
+    assert (error.message, error.stack) == ("Error: boom", "Error: boom\n    at <anonymous>:1:7")
+    assert str(kobrowser.JavaScriptError("x")) == "x"
+    assert kobrowser.JavaScriptError("x").stack == ""
+    download = kobrowser.DownloadError("download of 'u' was canceled", url="u")
+    assert (download.url, download.state) == ("u", "canceled")
+    assert isinstance(download, kobrowser.KoBrowserError)
+    assert not isinstance(download, ValueError | TimeoutError)
+
+
+def test_element_session_is_typed() -> None:
+    annotation = kobrowser.Element.__annotations__["session"]
+    assert "Any" not in str(annotation) and "CDPSession" in str(annotation)

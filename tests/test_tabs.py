@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import anyio
 import pytest
 from _server import PageServer
+from aiohttp import web
 
 import kobrowser
-from kobrowser import Browser, Dialog, Tab, WaitTimeoutError
+from kobrowser import Browser, Dialog, DownloadError, Tab, WaitTimeoutError
 
 pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
 
@@ -246,5 +248,41 @@ async def test_download_completes(browser: Browser, server: PageServer) -> None:
         again = await (await browser.wait_for_download()).wait()
         assert again != path and again.parent == path.parent
         assert await anyio.Path(again).read_text() == "a,b\n1,2\n"
+    finally:
+        await tab.close()
+
+
+async def test_canceled_download_raises_download_error(
+    browser: Browser, server: PageServer
+) -> None:
+    async def endless(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(
+            headers={
+                "Content-Type": "application/octet-stream",
+                "Content-Disposition": 'attachment; filename="big.bin"',
+                "Content-Length": str(100 * 1024 * 1024),
+            }
+        )
+        await response.prepare(request)
+        try:
+            for _ in range(600):  # stops when Chrome drops the connection
+                await response.write(b"x" * 1024)
+                await asyncio.sleep(0.05)
+        except ConnectionError:
+            pass
+        return response
+
+    server.set_route("/big.bin", endless)
+    tab = await browser.new_tab(server.set_page("/big.html", "<a href='/big.bin'>get</a>"))
+    try:
+        await tab.evaluate("document.querySelector('a').click()")
+        download = await browser.wait_for_download(tab=tab)
+        assert download.state == "in_progress"
+        await browser.cdp.send("Browser.cancelDownload", {"guid": download.guid})
+        with pytest.raises(DownloadError, match="canceled") as caught:
+            await download.wait(timeout=30)
+        assert caught.value.url == server.url("/big.bin") == download.url
+        assert caught.value.state == "canceled" == download.state
+        assert download.path is None
     finally:
         await tab.close()

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 import msgspec
 
-from .._exceptions import KoBrowserError, WaitTimeoutError
+from .._exceptions import DownloadError, WaitTimeoutError
 from .._validate import check
 
 if TYPE_CHECKING:
@@ -78,7 +78,8 @@ class Download:
         """Wait until the download completes and return the saved file's path.
 
         Raises:
-            KoBrowserError: the download was canceled (or the browser closed).
+            DownloadError: the download was canceled or failed (or the
+                browser closed before it completed).
             WaitTimeoutError: not complete within ``timeout`` seconds.
 
         Cancelling the caller stops waiting; the download goes on.
@@ -92,7 +93,9 @@ class Download:
                 f" ({self.received_bytes} bytes so far)"
             )
         if self.path is None:
-            raise KoBrowserError(f"download of {self.url!r} was {self.state}")
+            raise DownloadError(
+                f"download of {self.url!r} was {self.state}", url=self.url, state=self.state
+            )
         return self.path
 
 

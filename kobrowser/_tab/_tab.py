@@ -343,7 +343,16 @@ class Tab:
     async def evaluate(self, expression: str, *, timeout: float | None = None) -> Any:
         """Evaluate a JavaScript expression in the page and return its JSON value.
 
-        Promises are awaited. Raises KoBrowserError when the script throws.
+        Promises are awaited.
+
+        Raises:
+            JavaScriptError: the script threw or its promise rejected (the
+                error carries the page's ``message`` and ``stack``).
+            TargetClosedError: the tab was closed or crashed.
+            CDPTimeoutError: no answer within ``timeout`` (default: the browser's).
+
+        Cancelling the caller stops waiting for the answer; the script may
+        still run to its end in the page.
         """
         _validate.check(script=expression, timeout=timeout)
         result = await self.cdp.send(
@@ -522,7 +531,8 @@ class Tab:
 
         Raises:
             InvalidArgumentError: unknown ``state``, empty ``selector``.
-            InvalidSelectorError: ``selector`` is not valid CSS.
+            InvalidSelectorError: ``selector`` is not valid CSS (an
+                ``InvalidArgumentError`` too, like the rest of bad input).
             WaitTimeoutError: not in that state within ``timeout`` (default: the browser's).
 
         Cancelling the caller stops waiting; the in-page observer removes
@@ -539,7 +549,7 @@ class Tab:
         called instead. The value must be JSON-serializable.
 
         Raises:
-            KoBrowserError: the expression throws.
+            JavaScriptError: the expression throws (with the page's ``message`` and ``stack``).
             WaitTimeoutError: not truthy within ``timeout`` (default: the browser's).
 
         Cancelling the caller stops waiting; the in-page loop ends itself at

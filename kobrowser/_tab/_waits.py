@@ -21,12 +21,12 @@ import anyio
 
 from .._exceptions import (
     InvalidSelectorError,
-    KoBrowserError,
     ProtocolError,
     TargetClosedError,
     WaitTimeoutError,
 )
 from ._pagestate import NETWORK_IDLE_S, LoadState, PageState
+from ._runtime import error_from_stack, javascript_error
 
 if TYPE_CHECKING:
     from .._deadline import Deadline
@@ -219,17 +219,16 @@ class Waiter:
                     continue
                 details = result.get("exceptionDetails")
                 if details:
-                    text = details.get("exception", {}).get("description") or details.get("text")
-                    raise KoBrowserError(f"JavaScript error while waiting for {what}: {text}")
+                    raise javascript_error(details, f"JavaScript error while waiting for {what}")
                 value = result.get("result", {}).get("value")
                 if not isinstance(value, dict):
                     await self.changed()  # no document to observe yet
                     continue
                 if "invalid" in value:
-                    raise InvalidSelectorError(f"invalid CSS selector: {value['invalid']}")
+                    raise InvalidSelectorError(f"{what}: invalid CSS selector: {value['invalid']}")
                 if "error" in value:
-                    error = value["error"]
-                    raise KoBrowserError(f"JavaScript error while waiting for {what}: {error}")
+                    context = f"JavaScript error while waiting for {what}"
+                    raise error_from_stack(str(value["error"]), context)
                 if value.get("ok"):
                     return value.get("value")
                 await self.changed()

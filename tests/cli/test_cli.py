@@ -173,6 +173,7 @@ def test_json_output_parses(ko: Ko, server: PageServer) -> None:
     assert failed.returncode == 1
     body = json.loads(failed.stdout)
     assert body["ok"] is False and "boom" in body["error"]["message"]
+    assert body["error"]["type"] == "JavaScriptError"
     assert "boom" in one_line_error(failed)
 
 

@@ -265,5 +265,34 @@ async def test_evaluate_and_title(server: PageServer, tab: Tab) -> None:
     assert await tab.title() == "Eval page"
     assert await tab.evaluate("1 + 2") == 3
     assert await tab.evaluate("Promise.resolve({a: [1, 'b']})") == {"a": [1, "b"]}
-    with pytest.raises(kobrowser.KoBrowserError, match="boom"):
+    with pytest.raises(kobrowser.JavaScriptError, match="boom"):
         await tab.evaluate("(() => { throw new Error('boom') })()")
+
+
+async def test_evaluate_raises_javascript_error_with_message_and_stack(
+    server: PageServer, tab: Tab
+) -> None:
+    await tab.open(server.set_page("/throw.html", "<title>Throw</title>"))
+    with pytest.raises(kobrowser.JavaScriptError) as caught:
+        await tab.evaluate("throw new Error('boom')")
+    error = caught.value
+    assert error.message == "Error: boom"
+    assert error.stack.startswith("Error: boom\n    at ")
+    assert str(error) == "JavaScript error: Error: boom"
+    assert isinstance(error, kobrowser.KoBrowserError)
+
+    # Frames of a named function are in the stack; a message over two lines stays whole.
+    with pytest.raises(kobrowser.JavaScriptError) as caught:
+        await tab.evaluate(
+            "(() => { function deep() { throw new RangeError('one\\ntwo') } deep() })()"
+        )
+    assert caught.value.message == "RangeError: one\ntwo"
+    assert "at deep (" in caught.value.stack
+
+    # A rejected promise, a thrown string.
+    with pytest.raises(kobrowser.JavaScriptError) as caught:
+        await tab.evaluate("Promise.reject(new TypeError('late'))")
+    assert caught.value.message == "TypeError: late"
+    with pytest.raises(kobrowser.JavaScriptError) as caught:
+        await tab.evaluate("throw 'plain'")
+    assert (caught.value.message, caught.value.stack) == ("plain", "")

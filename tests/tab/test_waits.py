@@ -13,7 +13,14 @@ import pytest
 from _server import PageServer
 
 import kobrowser
-from kobrowser import Browser, InvalidSelectorError, KoBrowserError, Tab, WaitTimeoutError
+from kobrowser import (
+    Browser,
+    InvalidArgumentError,
+    InvalidSelectorError,
+    JavaScriptError,
+    Tab,
+    WaitTimeoutError,
+)
 from kobrowser._tab._waits import glob_to_regex
 
 pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
@@ -140,8 +147,10 @@ async def test_wait_for_selector_already_true_and_errors(server: PageServer, tab
     await tab.wait_for_selector("#h", state="hidden")
     with pytest.raises(WaitTimeoutError, match="#h"):
         await tab.wait_for_selector("#h", state="visible", timeout=0.5)
-    with pytest.raises(InvalidSelectorError):
+    with pytest.raises(InvalidSelectorError, match=r"#\[bad") as caught:
         await tab.wait_for_selector("#[bad")
+    assert isinstance(caught.value, InvalidArgumentError)
+    assert caught.value.argument == "selector"
     with pytest.raises(ValueError, match="state"):
         await tab.wait_for_selector("#x", state="shown")
 
@@ -238,8 +247,12 @@ async def test_wait_for_function(server: PageServer, tab: Tab) -> None:
         ),
     )
     assert await tab.wait_for_function("() => window.answer") == {"n": 42}
-    with pytest.raises(KoBrowserError, match="nope"):
+    with pytest.raises(JavaScriptError, match="nope") as caught:
         await tab.wait_for_function("(() => { throw new Error('nope') })()")
+    assert caught.value.message == "Error: nope"
+    assert caught.value.stack.startswith("Error: nope\n    at ")
+    with pytest.raises(JavaScriptError, match="SyntaxError"):
+        await tab.wait_for_function("}{")
     with pytest.raises(WaitTimeoutError):
         await tab.wait_for_function("window.never", timeout=0.5)
 
