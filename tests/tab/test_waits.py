@@ -258,9 +258,22 @@ async def test_wait_for_function(server: PageServer, tab: Tab) -> None:
 
 
 async def test_wait_for_function_on_raf_without_mutations(tab: Tab) -> None:
-    await tab.evaluate("window.t0 = performance.now(), 1")
     # Only time changes, no DOM mutation: animation frames drive the re-check.
-    await tab.wait_for_function("performance.now() - window.t0 > 100")
+    # The clock starts at the first check, so that check is always false; the
+    # value comes only from a later check that saw the condition true, so a
+    # wait that returns at once (or without ever seeing it true) fails here.
+    result = await tab.wait_for_function(
+        """() => {
+            window.t0 ??= performance.now();
+            window.checks = (window.checks ?? 0) + 1;
+            const elapsed = performance.now() - window.t0;
+            return elapsed > 100 && {elapsed, checks: window.checks};
+        }"""
+    )
+    assert isinstance(result, dict), result
+    assert result["elapsed"] > 100
+    assert result["checks"] >= 2
+    assert await tab.evaluate("performance.now() - window.t0") >= result["elapsed"]
 
 
 async def test_wait_sleeps(tab: Tab) -> None:
