@@ -20,8 +20,6 @@ localStorage in such a scratch tab.
 
 from __future__ import annotations
 
-import base64
-import contextlib
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -36,6 +34,7 @@ from ._exceptions import InvalidArgumentError, KoBrowserError
 
 if TYPE_CHECKING:
     from ._browser import BrowserContext
+    from ._network import Route
     from ._tab import Tab
     from .cdp import CDPSession
 
@@ -237,7 +236,7 @@ async def load_state(context: BrowserContext, state: StorageState, timeout: floa
 
 # -- the scratch tab -----------------------------------------------------------
 
-_EMPTY_PAGE = base64.b64encode(b"<!doctype html><title></title>").decode()
+_EMPTY_PAGE = b"<!doctype html><title></title>"
 
 
 async def _in_scratch_tab(
@@ -254,31 +253,17 @@ async def _in_scratch_tab(
     browser = context.browser
     tab = await browser._new_tab("about:blank", context.id, "load", timeout, current=False)
     try:
-        session = tab.cdp
 
-        def paused(raw: msgspec.Raw) -> None:
-            request_id = msgspec.json.decode(raw).get("requestId")
+        async def empty_page(route: Route) -> None:
+            await route.fulfill(
+                200,
+                body=_EMPTY_PAGE,
+                headers={"Cache-Control": "no-store"},
+                content_type="text/html",
+            )
 
-            async def fulfill() -> None:
-                with contextlib.suppress(KoBrowserError):  # tab closed, request cancelled
-                    await session.send(
-                        "Fetch.fulfillRequest",
-                        {
-                            "requestId": request_id,
-                            "responseCode": 200,
-                            "responseHeaders": [
-                                {"name": "Content-Type", "value": "text/html"},
-                                {"name": "Cache-Control", "value": "no-store"},
-                            ],
-                            "body": _EMPTY_PAGE,
-                        },
-                        timeout=timeout,
-                    )
-
-            browser._spawn(fulfill)
-
-        session.add_listener("Fetch.requestPaused", paused)
-        await session.send("Fetch.enable", {"patterns": [{"urlPattern": "*"}]}, timeout=timeout)
+        # Through the tab's own routing, which owns the Fetch domain of its sessions.
+        await tab.route("**", empty_page)
         for origin in origins:
             await tab.open(origin + "/", wait_until="load", timeout=timeout)
             await step(tab, origin)

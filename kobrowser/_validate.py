@@ -445,6 +445,7 @@ _EXAMPLES: dict[str, Any] = {
     "find_name": ["Pay"],
     "find_text": b"total",
     "exact": "yes",
+    "fresh": "yes",
     "key": "NotAKey",
     "button": "back",
     "click_count": 0,
