@@ -32,9 +32,18 @@ SOON = 30  # generous: the machine is shared
 
 
 def _write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd``, a duplicate this call owns and closes.
+
+    A write abandoned by a cancelled test may still be blocked here when the
+    test closes its pipes; writing to its own duplicate keeps it from writing
+    into a pipe of a later test that got the same descriptor number.
+    """
     view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+    try:
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
 
 
 class FakeChrome:
@@ -57,7 +66,7 @@ class FakeChrome:
         cuts = sorted(random.sample(range(1, len(data)), min(pieces - 1, len(data) - 1)))
         for start, end in zip([0, *cuts], [*cuts, len(data)], strict=True):
             await anyio.to_thread.run_sync(
-                _write_all, self.reply_write, data[start:end], abandon_on_cancel=True
+                _write_all, os.dup(self.reply_write), data[start:end], abandon_on_cancel=True
             )
             await anyio.lowlevel.checkpoint()
 
