@@ -67,7 +67,7 @@ def whole(low: int, high: int | None = None, *, none: bool = False) -> Callable[
         error = _refused("whole", text, low, high)
         raise argparse.ArgumentTypeError(f"{error}, or none") if none else error
 
-    convert.__name__ = "whole number"
+    convert.__name__ = "whole"
     return convert
 
 
