@@ -66,6 +66,10 @@ async def run(steps: int, clickable: bool) -> Times:
     cls._arrived = _timed(times, "map decode+compute", cls._arrived)  # type: ignore[method-assign]
     dm = _mirror.DocumentMirror
     dm.nodes = _timed_async(times, "mirror.nodes", dm.nodes)  # type: ignore[method-assign]
+    from kobrowser._tab import _clickwatch
+
+    cw = _clickwatch.ClickWatch
+    cw.prepare = _timed_async(times, "clickwatch.prepare", cw.prepare)  # type: ignore[method-assign]
     ms = _store.MirrorStore
     ms.collect = _timed(times, "  store.collect", ms.collect)  # type: ignore[method-assign]
 
