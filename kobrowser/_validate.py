@@ -35,8 +35,10 @@ __all__ = [
     "existing_files",
     "fail",
     "no_surrogates",
+    "number",
     "seconds",
     "timeout",
+    "whole",
 ]
 
 LOAD_STATES = ("commit", "domcontentloaded", "load", "networkidle")
@@ -79,10 +81,15 @@ def _show(value: Any) -> str:
 
 
 def fail(argument: str, value: Any, accepted: str) -> InvalidArgumentError:
-    """The error for ``argument`` given ``value``, saying what is ``accepted``."""
-    return InvalidArgumentError(
-        f"{argument}: got {_show(value)}; expected {accepted}", argument=argument
-    )
+    """The error for ``argument`` given ``value``, saying what is ``accepted``.
+
+    With ``argument`` empty the message starts at "got": a command-line type
+    (:mod:`kobrowser.cli._argtypes`) calls a rule so, since argparse names the option.
+    """
+    message = f"got {_show(value)}; expected {accepted}"
+    if not argument:
+        return InvalidArgumentError(message)
+    return InvalidArgumentError(f"{argument}: {message}", argument=argument)
 
 
 def _is_number(value: Any) -> bool:
@@ -148,7 +155,10 @@ def _text(value: Any, argument: str, *, empty: bool = True, what: str = "text") 
     return no_surrogates(value, argument)
 
 
-def _whole(value: Any, argument: str, low: int, high: int | None = None) -> int:
+def whole(
+    value: Any, argument: str, low: int, high: int | None = None, unit: str | None = None
+) -> int:
+    """A whole number from ``low`` (to ``high``) of ``unit`` (named in the message); not a bool."""
     if (
         not isinstance(value, int)
         or isinstance(value, bool)
@@ -156,7 +166,8 @@ def _whole(value: Any, argument: str, low: int, high: int | None = None) -> int:
         or (high is not None and value > high)
     ):
         bound = f"from {low} to {high}" if high is not None else f">= {low}"
-        raise fail(argument, value, f"a whole number {bound}")
+        of = f" of {unit}" if unit else ""
+        raise fail(argument, value, f"a whole number{of} {bound}")
     return value
 
 
@@ -172,15 +183,26 @@ def _flag(value: Any, argument: str) -> bool:
     return value
 
 
-def _number(value: Any, argument: str, low: float, high: float | None, unit: str) -> float:
+def number(
+    value: Any,
+    argument: str,
+    low: float = -_INF,
+    high: float | None = None,
+    unit: str | None = None,
+) -> float:
+    """A finite number from ``low`` (to ``high``) of ``unit`` (named in the message), as a float."""
     if (
         not _is_number(value)
         or not math.isfinite(value)
         or value < low
         or (high is not None and value > high)
     ):
-        bound = f"from {low:g} to {high:g}" if high is not None else f">= {low:g}"
-        raise fail(argument, value, f"a number of {unit} {bound} (not NaN or infinite)")
+        if high is not None:
+            bound = f" from {low:g} to {high:g}"
+        else:
+            bound = f" >= {low:g}" if low > -_INF else ""
+        of = f" of {unit}" if unit else ""
+        raise fail(argument, value, f"a number{of}{bound} (not NaN or infinite)")
     return float(value)
 
 
@@ -296,7 +318,7 @@ def _callable_or_none(value: Any, argument: str) -> Any:
 
 
 def _depth(value: Any, argument: str) -> Any:
-    return None if value is None else _whole(value, argument, 0)
+    return None if value is None else whole(value, argument, 0)
 
 
 def _optional_selector(value: Any, argument: str) -> Any:
@@ -345,13 +367,13 @@ RULES: dict[str, tuple[Rule, str]] = {
     "exact": (_flag, "exact"),
     "key": (_key, "key"),
     "button": (lambda v, a: _choice(v, a, BUTTONS), "button"),
-    "click_count": (lambda v, a: _whole(v, a, 1, MAX_CLICK_COUNT), "click_count"),
+    "click_count": (lambda v, a: whole(v, a, 1, MAX_CLICK_COUNT), "click_count"),
     "modifiers": (_modifiers, "modifiers"),
-    "steps": (lambda v, a: _whole(v, a, 1, MAX_DRAG_STEPS), "steps"),
+    "steps": (lambda v, a: whole(v, a, 1, MAX_DRAG_STEPS), "steps"),
     "direction": (lambda v, a: _choice(v, a, DIRECTIONS), "direction"),
-    "amount": (lambda v, a: _number(v, a, 0, None, "CSS pixels"), "amount"),
-    "delay": (lambda v, a: _number(v, a, 0, MAX_TYPE_DELAY_MS, "milliseconds"), "delay"),
-    "ms": (lambda v, a: _number(v, a, 0, None, "milliseconds"), "ms"),
+    "amount": (lambda v, a: number(v, a, 0, None, "CSS pixels"), "amount"),
+    "delay": (lambda v, a: number(v, a, 0, MAX_TYPE_DELAY_MS, "milliseconds"), "delay"),
+    "ms": (lambda v, a: number(v, a, 0, None, "milliseconds"), "ms"),
     "value": (_text, "value"),
     "text": (_text, "text"),
     "values": (_values, "values"),

@@ -296,6 +296,7 @@ class DocumentMirror:
         for flipped in store.flipped:
             store.forget_below(flipped)
         store.flipped.clear()
+        store.prune()
 
     def _wanted(self, store: MirrorStore, limit: int | None = None) -> list[str]:
         """Parents whose children to read now (up to ``limit``; the rest wait)."""
@@ -353,7 +354,7 @@ class DocumentMirror:
         for _ in range(_MAX_ROUNDS):
             parents = self._wanted(store)
             if not parents:
-                nodes, parents = store.collect()
+                nodes, parents = store.current()
                 if not parents:
                     return nodes
             store.discard(await self._fetch(parents, timeout))

@@ -44,6 +44,11 @@ class TabMirror:
         """The document mirror, once one was started."""
         return self._mirror
 
+    @property
+    def verify(self) -> bool:
+        """Whether the settings in force ask for verify mode."""
+        return self._settings().verify
+
     def _current(self) -> DocumentMirror | None:
         settings = self._settings()
         if self._mirror is not None and settings != self._mirror_settings:

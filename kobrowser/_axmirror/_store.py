@@ -20,7 +20,10 @@ import msgspec
 
 from ..snapshot._ax import AXNode, gc_paused
 
-__all__ = ["SUSPECT_ROLES", "MirrorStore", "UpdateVerdict", "decode_nodes"]
+__all__ = ["SUSPECT_ROLES", "WALK_EVERY", "MirrorStore", "UpdateVerdict", "decode_nodes"]
+
+WALK_EVERY: Final = 32
+""":meth:`MirrorStore.current` walks the whole tree at least every this many calls."""
 
 SUSPECT_ROLES: Final = frozenset(
     {"combobox", "listbox", "option", "MenuListPopup", "MenuListOption"}
@@ -73,15 +76,56 @@ class MirrorStore:
             the owner empties the list.
         touched: ids stored or cut below since :meth:`lacking` or
             :meth:`collect` last looked (only they can lack children).
+        parents: child id -> id of the held node that lists it (the last
+            one stored that does), kept so that :meth:`prune` can tell a new
+            node hangs from the root without walking the tree.
     """
 
-    __slots__ = ("flipped", "nodes", "root_id", "touched")
+    __slots__ = (
+        "_fresh",
+        "_since_walk",
+        "_walk_due",
+        "flipped",
+        "nodes",
+        "parents",
+        "root_id",
+        "touched",
+    )
 
     def __init__(self, root: AXNode) -> None:
         self.root_id = root.nodeId
         self.nodes: dict[str, AXNode] = {root.nodeId: root}
         self.flipped: list[str] = []
         self.touched: set[str] = {root.nodeId}
+        self.parents: dict[str, str] = {child: root.nodeId for child in root.childIds}
+        self._fresh: list[str] = []  # new node ids since the last prune
+        self._walk_due = False
+        self._since_walk = 0
+
+    def _claim(self, node: AXNode) -> None:
+        parents = self.parents
+        node_id = node.nodeId
+        store = self.nodes
+        for child in node.childIds:
+            other = parents.get(child)
+            if other is not None and other != node_id and other in store:
+                self._walk_due = True  # listed twice (a move under way): walk to be sure
+            parents[child] = node_id
+
+    def _cut(self, children: list[str], parent: str, *, listed: bool) -> None:
+        """Drop ``children`` of ``parent`` and their subtrees.
+
+        ``listed``: ``parent`` still lists them (their parent entries stay).
+        """
+        store, parents = self.nodes, self.parents
+        stack = [(child, parent, listed) for child in children]
+        while stack:
+            child, above, keep = stack.pop()
+            if not keep and parents.get(child) == above:
+                del parents[child]
+            gone = store.pop(child, None)
+            if gone is not None:
+                stack.extend((grandchild, child, False) for grandchild in gone.childIds)
 
     def _store(self, node: AXNode) -> None:
         node_id = node.nodeId
@@ -90,25 +134,88 @@ class MirrorStore:
         store[node_id] = node
         self.touched.add(node_id)
         if old is None:
+            self._fresh.append(node_id)
+            self._claim(node)
             return
         if old.ignored != node.ignored or old.role != node.role:
             self.flipped.append(node_id)
         if old.childIds != node.childIds:
+            self._claim(node)
             # A child no longer listed goes with its subtree: if it shows up
             # under another parent, it is read again there, never reused
             # (Chrome does not report the descendants of a moved node).
             kept = set(node.childIds)
-            stack = [child for child in old.childIds if child not in kept]
-            while stack:
-                gone = store.pop(stack.pop(), None)
-                if gone is not None:
-                    stack.extend(gone.childIds)
+            self._cut([c for c in old.childIds if c not in kept], node_id, listed=False)
 
     def discard(self, node_ids: Iterable[str]) -> None:
-        """Drop nodes Chrome no longer has (their parents will lack them)."""
+        """Drop nodes Chrome no longer has, with their subtrees (their parents will lack them)."""
         for node_id in node_ids:
-            if node_id != self.root_id:
-                self.nodes.pop(node_id, None)
+            if node_id != self.root_id and node_id in self.nodes:
+                parent = self.parents.get(node_id)
+                if parent is not None:
+                    self.touched.add(parent)
+                else:
+                    self._walk_due = True
+                self._cut([node_id], parent or "", listed=True)
+
+    def prune(self) -> None:
+        """Drop the nodes stored since the last prune that do not hang from the root.
+
+        A node read or reported whose parent is not held, or no longer lists
+        it, is not part of the tree (an answer for a parent removed since, an
+        event about a node nobody lists): it goes with its subtree, and is
+        read again if it shows up later. Each new node's chain of parents is
+        followed up to the root (or a node found attached in this prune).
+        """
+        fresh = self._fresh
+        if not fresh:
+            return
+        self._fresh = []
+        store, parents = self.nodes, self.parents
+        attached = {self.root_id}
+        limit = len(store)
+        for node_id in fresh:
+            if node_id in attached or node_id not in store:
+                continue
+            chain = [node_id]
+            above = parents.get(node_id)
+            while above is not None and above not in attached and above in store:
+                chain.append(above)
+                if len(chain) > limit:  # a cycle
+                    above = None
+                    break
+                above = parents.get(above)
+            if above is not None and above in attached:
+                attached.update(chain)
+            else:
+                top = chain[-1]
+                self._cut([top], parents.get(top, ""), listed=False)
+
+    def current(self) -> tuple[list[AXNode], list[str]]:
+        """What :meth:`collect` answers, without walking the tree when it can.
+
+        Every held node hangs from the root once :meth:`prune` ran (the
+        owner prunes after applying messages), and only touched nodes can
+        lack a child (:meth:`lacking`); so the nodes are the held ones, root
+        first (it is the dictionary's first key). The whole walk still runs
+        when a node was listed by two parents, a discarded node's parent was
+        not known, the root is not first, or every :data:`WALK_EVERY` calls.
+        """
+        self.prune()
+        self._since_walk += 1
+        store = self.nodes
+        if (
+            self._walk_due
+            or self._since_walk >= WALK_EVERY
+            or not store
+            or next(iter(store)) != self.root_id
+        ):
+            return self.collect()
+        lacking = self.lacking()
+        if lacking:
+            return [], lacking
+        with gc_paused():
+            return list(store.values()), []
 
     def lacking(self) -> list[str]:
         """Touched nodes that list a child not held (cheaper than :meth:`collect`).
@@ -161,11 +268,7 @@ class MirrorStore:
         if node is None:
             return False
         self.touched.add(node_id)
-        stack = list(node.childIds)
-        while stack:
-            child = store.pop(stack.pop(), None)
-            if child is not None:
-                stack.extend(child.childIds)
+        self._cut(list(node.childIds), node_id, listed=True)
         return True
 
     def parent_of(self, node_id: str) -> str | None:
@@ -196,7 +299,11 @@ class MirrorStore:
             out, parents = walked
             if len(out) < len(store):
                 self.nodes = {node.nodeId: node for node in out}
+                self.parents = {c: node.nodeId for node in out for c in node.childIds}
         self.touched.clear()
+        self._fresh = []
+        self._walk_due = False
+        self._since_walk = 0
         return out, parents
 
 

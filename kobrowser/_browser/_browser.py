@@ -475,22 +475,22 @@ class Browser:
         """
         check(download_dir=download_dir)
         state = await parse_state(storage_state) if storage_state is not None else None
-        emulation: dict[str, Any] = {
-            "device": device,
-            "viewport": viewport,
-            "device_scale_factor": device_scale_factor,
-            "is_mobile": is_mobile,
-            "has_touch": has_touch,
-            "user_agent": user_agent,
-            "locale": locale,
-            "timezone_id": timezone_id,
-            "geolocation": geolocation,
-            "color_scheme": color_scheme,
-            "reduced_motion": reduced_motion,
-            "offline": offline,
-            "extra_http_headers": extra_http_headers,
-        }
-        build_emulation(Emulation(), **emulation)  # checked before anything is made
+        emulation = build_emulation(  # checked before anything is made
+            Emulation(),
+            device=device,
+            viewport=viewport,
+            device_scale_factor=device_scale_factor,
+            is_mobile=is_mobile,
+            has_touch=has_touch,
+            user_agent=user_agent,
+            locale=locale,
+            timezone_id=timezone_id,
+            geolocation=geolocation,
+            color_scheme=color_scheme,
+            reduced_motion=reduced_motion,
+            offline=offline,
+            extra_http_headers=extra_http_headers,
+        )
         if permissions is not None:
             permission_names(permissions)
         result = await self.connection.root.send(
@@ -502,8 +502,8 @@ class Browser:
             directory = download_dir or self._download_dir or self._temp_download_dir
             if directory is not None:
                 await context.set_download_dir(directory)
-            if any(value is not None for value in emulation.values()):
-                await context._emulation.change(**emulation)
+            if not emulation.empty:
+                await context._emulation.replace(emulation)
             if permissions:
                 await context.grant_permissions(permissions)
             if state is not None:

@@ -14,7 +14,7 @@ import anyio
 from .._cookies import cookie_params, filter_cookies, from_cdp, key_of, urls_list
 from .._devices import Device
 from .._emulating import ContextEmulation
-from .._emulation import Emulation, Geolocation
+from .._emulation import Emulation, Geolocation, build_emulation
 from .._exceptions import InvalidArgumentError, KoBrowserError, ProtocolError, TargetClosedError
 from .._network import RouteTable, block_entries, route_entry
 from .._storage import load_state, parse_state, read_state
@@ -326,7 +326,8 @@ class BrowserContext:
                 is changed then.
         """
         self._check_open()
-        await self._emulation.change(
+        settings = build_emulation(
+            self._emulation.settings,
             device=device,
             viewport=viewport,
             device_scale_factor=device_scale_factor,
@@ -341,6 +342,7 @@ class BrowserContext:
             offline=offline,
             extra_http_headers=extra_http_headers,
         )
+        await self._emulation.replace(settings)
 
     async def clear_emulation(self) -> None:
         """Stop emulating anything (permissions stay; see :meth:`clear_permissions`)."""

@@ -307,7 +307,7 @@ async def _fetch(
         else:
             tree_index = len(requests)
             requests.append((session, "Page.getFrameTree", None, _frame_tree))
-        if clickable is not None:
+        if clickable is not None and not clickable.has(session):
             # Before the AX calls: answered first, so frames are built with it.
             map_calls.append((session, len(requests)))
             requests.append(clickable.call(session))

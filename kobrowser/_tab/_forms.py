@@ -52,15 +52,7 @@ async def _focus(target: Target, deadline: Deadline) -> None:
 
 
 async def fill(ctx: ActionContext, element_id: int, value: str, *, deadline: Deadline) -> None:
-    """Replace the value of a text field, textarea or contenteditable element.
-
-    Uses real text input (``Input.insertText``), so frameworks that
-    control the input (React, Vue) see normal input events. Date, color,
-    range and similar inputs get their value set directly.
-
-    Raises:
-        WrongElementKindError: the element is not something that can be filled.
-    """
+    """Replace the value of element ``element_id``; see :meth:`Tab.fill`."""
 
     async def body(target: Target, deadline: Deadline) -> None:
         await locate(target, deadline=deadline, hit=False)
@@ -94,11 +86,7 @@ async def type_into(
     delay: float = 0,
     deadline: Deadline,
 ) -> None:
-    """Focus element ``element_id`` and type ``text`` with real key events.
-
-    Args:
-        delay: milliseconds between key presses.
-    """
+    """Focus element ``element_id`` and type ``text``; see :meth:`Tab.type`."""
 
     async def body(target: Target, deadline: Deadline) -> None:
         await locate(target, deadline=deadline, hit=False)
@@ -109,21 +97,12 @@ async def type_into(
 
 
 async def press(ctx: ActionContext, key: str, *, deadline: Deadline) -> None:
-    """Press a key or combination on the focused element: ``"Enter"``, ``"Control+a"``.
-
-    Raises:
-        ValueError: unknown key or modifier.
-    """
+    """Press ``key`` on the focused element; see :meth:`Tab.press`."""
     await press_combo(ctx.page, key, timeout=left(deadline))
 
 
 async def select(ctx: ActionContext, element_id: int, *values: str, deadline: Deadline) -> None:
-    """Select options of a ``<select>`` by value or label (several if ``multiple``).
-
-    Raises:
-        WrongElementKindError: the element is not a select.
-        ValueError: an option is missing (the message lists the available ones).
-    """
+    """Select options of a ``<select>``; see :meth:`Tab.select`."""
 
     async def body(target: Target, deadline: Deadline) -> None:
         await locate(target, deadline=deadline, hit=False)
@@ -197,12 +176,7 @@ async def upload(
     *files: str | os.PathLike[str],
     deadline: Deadline,
 ) -> None:
-    """Set the files of an ``<input type=file>``.
-
-    Raises:
-        FileNotFoundError: a file does not exist.
-        WrongElementKindError: the element is not a file input.
-    """
+    """Set the files of an ``<input type=file>``; see :meth:`Tab.upload`."""
     paths = existing_files(files)
 
     async def body(target: Target, deadline: Deadline) -> None:

@@ -48,25 +48,7 @@ async def click(
     modifiers: Sequence[str] = (),
     deadline: Deadline,
 ) -> None:
-    """Click element ``element_id`` of the last snapshot with a trusted mouse click.
-
-    Waits (up to ``timeout``) until the element is visible, stable,
-    enabled and is what receives the pointer; a point of the element not
-    covered by another is chosen. Pointer events that would reach any
-    other element (the page changed between the check and the click)
-    are blocked and the click is retried.
-
-    Args:
-        element_id: the id from the latest snapshot.
-        button: ``"left"``, ``"right"`` or ``"middle"``.
-        click_count: 2 for a double click.
-        modifiers: keys held during the click, e.g. ``["Shift"]``.
-        deadline: the deadline of the public call.
-
-    Raises:
-        NoSnapshotError, UnknownElementError, StaleElementError,
-        NotInteractableError (names the covering element), ValueError.
-    """
+    """Click element ``element_id`` with a trusted mouse click; see :meth:`Tab.click`."""
     mask = modifier_mask(modifiers)
     for _ in range(5):
         target = await ctx.resolve(element_id, deadline)
@@ -159,22 +141,12 @@ async def _guard_call(
 
 
 async def dblclick(ctx: ActionContext, element_id: int, *, deadline: Deadline) -> None:
-    """Double-click element ``element_id`` (see :meth:`click`)."""
+    """Double-click element ``element_id``; see :meth:`Tab.dblclick`."""
     await click(ctx, element_id, click_count=2, deadline=deadline)
 
 
 async def hover(ctx: ActionContext, element_id: int, *, deadline: Deadline) -> None:
-    """Move the mouse over element ``element_id`` (waits for actionability).
-
-    Returns once the element's frame has seen the pointer; a move that
-    Chrome delivered elsewhere (an out-of-process frame whose input
-    routing was not ready) is sent again.
-
-    Raises:
-        NoSnapshotError, UnknownElementError, StaleElementError,
-        NotInteractableError (covered, or its frame never received the
-        pointer after three moves).
-    """
+    """Move the mouse over element ``element_id``; see :meth:`Tab.hover`."""
 
     async def body(target: Target, deadline: Deadline) -> None:
         x, y, _ = await locate(target, deadline=deadline, enabled=False, guard_ms=GUARD_MS)
@@ -215,10 +187,7 @@ async def drag(
     steps: int = 8,
     deadline: Deadline,
 ) -> None:
-    """Drag element ``source_id`` onto element ``target_id`` with the mouse.
-
-    Works for pointer-driven drags and for HTML5 drag and drop.
-    """
+    """Drag element ``source_id`` onto element ``target_id``; see :meth:`Tab.drag`."""
     source = await ctx.resolve(source_id, deadline)
     x1, y1, _ = await locate(source, deadline=deadline, guard_ms=GUARD_MS)
     kind = await call(
@@ -269,7 +238,7 @@ async def drag(
 
 
 async def scroll_into_view(ctx: ActionContext, element_id: int, *, deadline: Deadline) -> None:
-    """Scroll element ``element_id`` into view (in every frame on the way)."""
+    """Scroll element ``element_id`` into view; see :meth:`Tab.scroll_into_view`."""
 
     async def body(target: Target, deadline: Deadline) -> None:
         await locate(target, deadline=deadline, hit=False, enabled=False)
@@ -284,12 +253,7 @@ async def scroll(
     *,
     deadline: Deadline,
 ) -> None:
-    """Scroll the page with the mouse wheel at the viewport's centre.
-
-    Args:
-        direction: ``"up"``, ``"down"``, ``"left"`` or ``"right"``.
-        amount: CSS pixels.
-    """
+    """Scroll the page with the mouse wheel; see :meth:`Tab.scroll`."""
     vectors = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}
     metrics = await ctx.page.send("Page.getLayoutMetrics", timeout=left(deadline))
     viewport = metrics.get("cssLayoutViewport", {})

@@ -18,6 +18,7 @@ from .._clickable import ClickableMaps
 from .._concurrency import gather, unwrap_group
 from .._snapshot import Snapshot, number_snapshot
 from ..snapshot import build_tree, filter_tree
+from ._clickwatch import ClickWatch
 from ._fetch import FetchCache, fetch_frames, resolve_scope
 
 if TYPE_CHECKING:
@@ -40,6 +41,8 @@ class Snapshotter:
         latest: the latest snapshot (None before the first).
         cache: what fetches keep between snapshots.
         mirror: the tab's AX mirror (None: never used).
+        clickwatch: keeps the page's clickable map between mirrored
+            snapshots (kobrowser/_tab/_clickwatch.py); None without a mirror.
     """
 
     def __init__(
@@ -50,6 +53,7 @@ class Snapshotter:
         self.latest: Snapshot | None = None
         self.cache = FetchCache()
         self.mirror = mirror
+        self.clickwatch = ClickWatch(page) if mirror is not None else None
 
     async def take(
         self,
@@ -80,6 +84,12 @@ class Snapshotter:
         oopifs = [(f.frame_id, f.session, f.parent) for f in frames.frames()]
         mirror = self.mirror
         top = None if mirror is None else await mirror.top_nodes(fresh=fresh, timeout=timeout)
+        watch = self.clickwatch
+        if watch is not None and maps is not None and (top is not None or watch.active):
+            # Mirrored snapshots (large pages) keep the page's clickable map;
+            # the others read it afresh (and keep that).
+            assert mirror is not None
+            await watch.prepare(maps, timeout=timeout, verify=mirror.verify, fresh=top is None)
         scope: set[tuple[str, int]] | None = None
         # fetch_frames and the selector run in task groups: a failure of the top
         # document or an invalid selector comes back as itself, not as a group.
@@ -114,6 +124,8 @@ class Snapshotter:
         except BaseExceptionGroup as group:
             raise unwrap_group(group) from None
 
+        if watch is not None and maps is not None:
+            watch.after(maps)
         root_nodes = fetched.root.nodes
         if mirror is not None and top is None:
             mirror.after_full(len(root_nodes), timeout=timeout)

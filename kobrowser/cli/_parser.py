@@ -6,9 +6,9 @@ Standard library only: the client builds this parser on every command.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 
+from ._argtypes import element_id, number, seconds, whole
 from ._parser_network import network_commands
 from ._parser_state import DEFAULT_SUBCOMMAND, state_commands
 from ._protocol import DEFAULT_SESSION, valid_session_name
@@ -54,38 +54,6 @@ foreground, without a session (see `ko-browser scrape --help`).
 """
 
 
-def element_id(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1 or not text.strip().isdigit():
-        raise argparse.ArgumentTypeError(
-            f"invalid id {text!r}: use a number from `ko-browser snapshot`, e.g. 5"
-        )
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 < value < math.inf:  # NaN and inf too
-        raise argparse.ArgumentTypeError(f"must be a number more than 0 (and finite): {text!r}")
-    return value
-
-
 def _session_name(text: str) -> str:
     if not valid_session_name(text):
         raise argparse.ArgumentTypeError(
@@ -124,7 +92,7 @@ def _add_globals(parser: argparse.ArgumentParser, *, top: bool) -> None:
     )
     group.add_argument(
         "--timeout",
-        type=_positive_float,
+        type=seconds,
         default=default(None),
         metavar="SECONDS",
         help="deadline of this command (default: 30 s)",
@@ -144,7 +112,7 @@ def _add_globals(parser: argparse.ArgumentParser, *, top: bool) -> None:
     )
     group.add_argument(
         "--idle-timeout",
-        type=_positive_float,
+        type=seconds,
         default=default(None),
         metavar="SECONDS",
         help="stop the daemon and Chrome after this long without a command "
@@ -200,31 +168,19 @@ def _snapshot(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("-i", "--interactive", action="store_true", help="interactive elements only")
     sub.add_argument("-c", "--compact", action="store_true", help="drop unnamed structure")
     sub.add_argument(
-        "-d", "--depth", type=_non_negative_int, default=None, metavar="N", help="levels to show"
+        "-d", "--depth", type=whole(0), default=None, metavar="N", help="levels to show"
     )
     sub.add_argument(
         "-s", "--selector", default=None, metavar="CSS", help="only the subtrees matching CSS"
     )
     sub.add_argument(
-        "--text-limit", type=_text_limit, default=80, metavar="N|none",
+        "--text-limit", type=whole(4, none=True), default=80, metavar="N|none",
         help="cut names and text at N characters (default 80; none: whole)",
     )  # fmt: skip
     sub.add_argument(
         "--no-clickable", dest="clickable", action="store_false",
         help="do not read which elements are clickable (faster)",
     )  # fmt: skip
-
-
-def _text_limit(text: str) -> int | None:
-    if text.strip().lower() == "none":
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number or 'none': {text!r}") from None
-    if value < 4:
-        raise argparse.ArgumentTypeError(f"must be 4 or more (or 'none'): {text!r}")
-    return value
 
 
 def _find(sub: argparse.ArgumentParser) -> None:
@@ -251,21 +207,11 @@ def _screenshot(sub: argparse.ArgumentParser) -> None:
     )
 
 
-def _paper_scale(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0.1 <= value <= 2.0:
-        raise argparse.ArgumentTypeError(f"invalid scale {text!r}: a number from 0.1 to 2")
-    return value
-
-
 def _pdf(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("path", metavar="PATH", help="the PDF file to write")
     sub.add_argument("--landscape", action="store_true", help="landscape orientation")
     sub.add_argument("--paper", choices=("A4", "Letter"), default="A4", help="paper size")
-    sub.add_argument("--scale", type=_paper_scale, default=1.0, help="0.1 to 2 (default 1)")
+    sub.add_argument("--scale", type=number(0.1, 2.0), default=1.0, help="0.1 to 2 (default 1)")
 
 
 def _diff(sub: argparse.ArgumentParser) -> None:
@@ -292,7 +238,7 @@ def _id_text(sub: argparse.ArgumentParser) -> None:
 def _type(sub: argparse.ArgumentParser) -> None:
     _id_text(sub)
     sub.add_argument(
-        "--delay", type=_non_negative_int, default=None, metavar="MS", help="pause between keys"
+        "--delay", type=whole(0), default=None, metavar="MS", help="pause between keys"
     )
 
 
@@ -317,7 +263,7 @@ def _drag(sub: argparse.ArgumentParser) -> None:
 
 def _scroll(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("direction", choices=("up", "down", "left", "right"))
-    sub.add_argument("amount", type=_non_negative_int, nargs="?", default=None, metavar="PIXELS")
+    sub.add_argument("amount", type=whole(0), nargs="?", default=None, metavar="PIXELS")
 
 
 def _attr(sub: argparse.ArgumentParser) -> None:
@@ -326,7 +272,7 @@ def _attr(sub: argparse.ArgumentParser) -> None:
 
 
 def _wait(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("ms", type=_non_negative_int, nargs="?", default=None, metavar="MS")
+    sub.add_argument("ms", type=whole(0), nargs="?", default=None, metavar="MS")
     sub.add_argument("--load", choices=LOAD_STATES, default=None, metavar="STATE")
     sub.add_argument("--text", default=None, help="text to appear on the page")
     sub.add_argument("--selector", default=None, metavar="CSS")
@@ -340,11 +286,11 @@ def _tab_new(sub: argparse.ArgumentParser) -> None:
 
 
 def _tab_switch(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("index", type=element_id, metavar="N", help="number from `tab list`")
+    sub.add_argument("index", type=whole(1), metavar="N", help="number from `tab list`")
 
 
 def _tab_close(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("index", type=element_id, nargs="?", default=None, metavar="N")
+    sub.add_argument("index", type=whole(1), nargs="?", default=None, metavar="N")
 
 
 def _eval(sub: argparse.ArgumentParser) -> None:
@@ -353,7 +299,7 @@ def _eval(sub: argparse.ArgumentParser) -> None:
 
 def _mcp(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
-        "--port", type=_non_negative_int, default=None, metavar="N",
+        "--port", type=whole(0), default=None, metavar="N",
         help="serve streamable HTTP on port N (0: any free port) instead of stdio",
     )  # fmt: skip
     sub.add_argument(
@@ -380,16 +326,6 @@ def _batch(sub: argparse.ArgumentParser) -> None:
     )
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more: {text!r}")
-    return value
-
-
 def _agent(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("goal", metavar="GOAL", help="what to achieve, in words")
     sub.add_argument("--model", default=None, metavar="NAME", help="default: $KOBROWSER_MODEL")
@@ -406,7 +342,7 @@ def _agent(sub: argparse.ArgumentParser) -> None:
         metavar="VAR",
         help="environment variable that holds the API key (default: OPENAI_API_KEY)",
     )
-    sub.add_argument("--max-steps", type=_positive_int, default=30, metavar="N", help="default: 30")
+    sub.add_argument("--max-steps", type=whole(1), default=30, metavar="N", help="default: 30")
     sub.add_argument(
         "-i", "--interactive", action="store_true", help="show the model the -i snapshot"
     )

@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from ._argtypes import whole
+
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -16,16 +18,6 @@ if TYPE_CHECKING:
     Group = Callable[[list[tuple[str, str, Define | None]], str, str], Define]
 
 __all__ = ["network_commands"]
-
-
-def _status(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if not 100 <= value <= 599:
-        raise argparse.ArgumentTypeError(f"an HTTP status from 100 to 599, not {text!r}")
-    return value
 
 
 def _file(text: str) -> str:
@@ -40,16 +32,6 @@ def _header(text: str) -> str:
     if not sep or not name.strip():
         raise argparse.ArgumentTypeError(f"a header is NAME:VALUE, not {text!r}")
     return text
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"a whole number of 1 or more, not {text!r}")
-    return value
 
 
 def _pattern(sub: argparse.ArgumentParser, required: bool = True) -> None:
@@ -68,7 +50,9 @@ def _route(sub: argparse.ArgumentParser) -> None:
         " connectionrefused, ...)",
     )  # fmt: skip
     sub.add_argument("--body", type=_file, default=None, metavar="FILE", help="answer with FILE")
-    sub.add_argument("--status", type=_status, default=None, metavar="N", help="answer status")
+    sub.add_argument(
+        "--status", type=whole(100, 599), default=None, metavar="N", help="answer status"
+    )
     sub.add_argument("--content-type", default=None, metavar="TYPE", help="of the answer")
     sub.add_argument(
         "--header", type=_header, action="append", default=None, metavar="NAME:VALUE",
@@ -90,7 +74,7 @@ def _block(sub: argparse.ArgumentParser) -> None:
 
 def _requests(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--filter", default=None, metavar="TEXT", help="only URLs containing TEXT")
-    sub.add_argument("--limit", type=_positive, default=None, metavar="N", help="the last N only")
+    sub.add_argument("--limit", type=whole(1), default=None, metavar="N", help="the last N only")
     sub.add_argument("--clear", action="store_true", help="then empty the log")
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
+
+from ._argtypes import number, whole
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
 if TYPE_CHECKING:
@@ -23,26 +24,6 @@ DEFAULT_SUBCOMMAND = {"cookies": "cookies.get"}
 
 SAME_SITE = ("Strict", "Lax", "None")
 COLOR_SCHEMES = ("light", "dark", "no-preference")
-
-
-def _pixels(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of pixels: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more: {text!r}")
-    return value
-
-
-def _number(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
-    return value
 
 
 def _on_off(text: str) -> bool:
@@ -82,7 +63,7 @@ def _cookies_set(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--domain", default=None, metavar="DOMAIN", help="instead of --url")
     sub.add_argument("--path", default=None, metavar="PATH", help="with --domain (default: /)")
     sub.add_argument(
-        "--expires", type=_number, default=None, metavar="UNIX_SECONDS",
+        "--expires", type=number(unit="seconds"), default=None, metavar="UNIX_SECONDS",
         help="default: a session cookie",
     )  # fmt: skip
     sub.add_argument("--http-only", action="store_true", help="hidden from scripts")
@@ -101,8 +82,8 @@ def _path(sub: argparse.ArgumentParser) -> None:
 
 
 def _viewport(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("width", type=_pixels, metavar="WIDTH")
-    sub.add_argument("height", type=_pixels, metavar="HEIGHT")
+    sub.add_argument("width", type=whole(1), metavar="WIDTH")
+    sub.add_argument("height", type=whole(1), metavar="HEIGHT")
 
 
 def _device(sub: argparse.ArgumentParser) -> None:
@@ -124,9 +105,11 @@ def _headers_arg(sub: argparse.ArgumentParser) -> None:
 
 
 def _geo(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("latitude", type=_number, metavar="LAT")
-    sub.add_argument("longitude", type=_number, metavar="LON")
-    sub.add_argument("accuracy", type=_number, nargs="?", default=0.0, metavar="METERS")
+    sub.add_argument("latitude", type=number(unit="degrees"), metavar="LAT")
+    sub.add_argument("longitude", type=number(unit="degrees"), metavar="LON")
+    sub.add_argument(
+        "accuracy", type=number(unit="meters"), nargs="?", default=0.0, metavar="METERS"
+    )
 
 
 def _media(sub: argparse.ArgumentParser) -> None:

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from typing import Any
 
+from .._exceptions import InvalidArgumentError
+from .._validate import seconds
 from ._parser import GLOBAL_OPTIONS, build_parser, check_combinations
 from ._protocol import PROTOCOL_VERSION
 
@@ -196,11 +197,13 @@ def check_args(cmd: str, args: Any) -> dict[str, Any]:
 
 
 def _timeout(value: Any) -> float | None:
+    """What ``--timeout`` accepts (:func:`._argtypes.seconds`), as JSON: a number, or None."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
-        raise RequestError(f"opts.timeout: expected seconds > 0, got {_short(value)}")
-    return float(value)
+    try:
+        return seconds(value, "opts.timeout", positive=True)
+    except InvalidArgumentError as exc:
+        raise RequestError(str(exc)) from None
 
 
 def check_opts(opts: Any) -> dict[str, Any]:

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import math
 import os
 import signal
 import sys
 import time
 from typing import IO, TYPE_CHECKING, Any
+
+from .._validate import LOAD_STATES
+from ..cli._argtypes import seconds, whole
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -31,7 +33,6 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 PROG = "ko-browser scrape"
-_LOAD_STATES = ("commit", "domcontentloaded", "load", "networkidle")
 # Options of `ko-browser` that take a value (they may come before the command word).
 _VALUED_GLOBALS = frozenset({"--session", "--timeout", "--executable-path", "--cdp"})
 
@@ -60,45 +61,6 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more: {text!r}")
-    return value
-
-
-def _retries(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
-    return value
-
-
-def _limit_or_none(text: str) -> int | None:
-    if text.lower() == "none":
-        return None
-    value = _count(text)
-    if value < 4:
-        raise argparse.ArgumentTypeError(f"must be 4 or more (or none): {text!r}")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 < value < math.inf:  # NaN and inf too
-        raise argparse.ArgumentTypeError(f"must be a number of seconds more than 0: {text!r}")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``ko-browser scrape``."""
     parser = _Parser(
@@ -113,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         "-o", "--output", default="-", metavar="OUT", help="JSONL file to write ('-': stdout)"
     )
     parser.add_argument(
-        "--concurrency", type=_count, default=8, metavar="N", help="pages at once (default 8)"
+        "--concurrency", type=whole(1), default=8, metavar="N", help="pages at once (default 8)"
     )
     parser.add_argument(
         "--cdp",
@@ -124,14 +86,14 @@ def build_parser() -> argparse.ArgumentParser:
         "for a farm: tabs go to the least loaded",
     )
     parser.add_argument(
-        "--browsers", type=_count, default=None, metavar="N", help="local Chromes (default 1)"
+        "--browsers", type=whole(1), default=None, metavar="N", help="local Chromes (default 1)"
     )
     parser.add_argument(
-        "--retries", type=_retries, default=2, metavar="N", help="retries per page (default 2)"
+        "--retries", type=whole(0), default=2, metavar="N", help="retries per page (default 2)"
     )
     parser.add_argument(
         "--per-host",
-        type=_limit_or_none,
+        type=whole(1, none=True),
         default=2,
         metavar="N|none",
         help="pages of one host at once (default 2)",
@@ -141,18 +103,18 @@ def build_parser() -> argparse.ArgumentParser:
         "-i", "--interactive", action="store_true", help="interactive elements only"
     )
     parser.add_argument("-c", "--compact", action="store_true", help="drop unnamed structure")
-    parser.add_argument("-d", "--depth", type=_retries, default=None, metavar="N")
+    parser.add_argument("-d", "--depth", type=whole(0), default=None, metavar="N")
     parser.add_argument("-s", "--selector", default=None, metavar="CSS")
     parser.add_argument(
         "--text-limit",
-        type=_limit_or_none,
+        type=whole(4, none=True),
         default=80,
         metavar="N|none",
         help="cut names and texts at N characters; none: whole (default 80)",
     )
-    parser.add_argument("--wait-until", choices=_LOAD_STATES, default="load")
+    parser.add_argument("--wait-until", choices=LOAD_STATES, default="load")
     parser.add_argument(
-        "--timeout", type=_seconds, default=30.0, metavar="SECONDS", help="per page (default 30)"
+        "--timeout", type=seconds, default=30.0, metavar="SECONDS", help="per page (default 30)"
     )
     parser.add_argument("--executable-path", default=None, metavar="PATH")
     parser.add_argument("--headed", action="store_true", help="show the browser windows")

@@ -40,7 +40,7 @@ from kobrowser import (
 )
 
 from .._concurrency import exit_unwrapped
-from .._validate import check, fail, seconds
+from .._validate import check, fail, seconds, whole
 from ._pool import BrowserPool, Lease, NoBrowserError, backoff
 from ._queue import Job, Scheduler
 from ._result import RETRY_STATUSES, Failure, ScrapeResult, check_url, host_key, navigation_failure
@@ -60,12 +60,6 @@ TEXT_LIMIT = 80
 #: Times a page may be lost with its browser before it is given up.
 MAX_LOST = 3
 _LOAD_STATES = ("commit", "domcontentloaded", "load", "networkidle")
-
-
-def _positive_int(name: str, value: object, minimum: int = 1) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise fail(name, value, f"a whole number >= {minimum}")
-    return value
 
 
 class Scraper:
@@ -131,7 +125,7 @@ class Scraper:
         headless: bool = True,
         args: Iterable[str] = (),
     ) -> None:
-        self.concurrency = _positive_int("concurrency", concurrency)
+        self.concurrency = whole(concurrency, "concurrency", 1)
         addresses = [endpoints] if isinstance(endpoints, str) else list(endpoints or [])
         if endpoints is not None and not addresses:
             raise fail("endpoints", endpoints, "at least one endpoint, or None for local Chrome")
@@ -139,12 +133,12 @@ class Scraper:
             raise InvalidArgumentError(
                 "browsers: give endpoints or browsers, not both", argument="browsers"
             )
-        count = _positive_int("browsers", 1 if browsers is None else browsers)
-        self.per_host = None if per_host is None else _positive_int("per_host", per_host)
+        count = whole(1 if browsers is None else browsers, "browsers", 1)
+        self.per_host = None if per_host is None else whole(per_host, "per_host", 1)
         check(wait_until=wait_until)
         self.wait_until: Any = wait_until
         self.timeout = seconds(timeout, positive=True)
-        self.retries = _positive_int("retries", retries, minimum=0)
+        self.retries = whole(retries, "retries", 0)
         if extract is not None and not callable(extract):
             raise fail("extract", extract, "an async function (tab, snapshot) -> dict, or None")
         self.extract = extract

@@ -231,3 +231,83 @@ def test_browser_ax_mirror_reads_the_environment_and_checks_what_is_set(
     monkeypatch.setenv("KOBROWSER_AX_MIRROR", "sometimes")
     with pytest.raises(InvalidArgumentError, match="KOBROWSER_AX_MIRROR"):
         Browser(endpoint="127.0.0.1:9")
+
+
+def test_current_equals_the_tree_after_random_moves_and_stale_messages() -> None:
+    """current() (no walk) holds exactly the tree, whatever order messages come in."""
+    rng = random.Random(1919)
+    truth: dict[str, AXNode] = {"1": node("1", "RootWebArea")}
+    store = MirrorStore(truth["1"])
+    next_id = 2
+    walks = 0
+    removed: list[str] = []
+
+    def subtree(node_id: str) -> set[str]:
+        out, stack = set(), [node_id]
+        while stack:
+            current = stack.pop()
+            out.add(current)
+            stack.extend(truth[current].childIds)
+        return out
+
+    def set_children(parent_id: str, children: list[str]) -> AXNode:
+        truth[parent_id] = msgspec.structs.replace(truth[parent_id], childIds=children)
+        return truth[parent_id]
+
+    for step in range(600):
+        reachable = _reachable(truth)
+        parent_id = rng.choice(reachable)
+        children = list(truth[parent_id].childIds)
+        kind = rng.random()
+        event: list[AXNode] = []
+        if kind < 0.35 or len(reachable) < 4:
+            new = str(next_id)
+            next_id += 1
+            truth[new] = node(new, "generic", name=f"n{new}")
+            children.insert(rng.randrange(len(children) + 1), new)
+            event.append(set_children(parent_id, children))
+        elif kind < 0.55 and children:
+            gone = rng.choice(children)
+            children.remove(gone)
+            removed.append(gone)
+            event.append(set_children(parent_id, children))
+        elif kind < 0.8:
+            moved = rng.choice([n for n in reachable if n != "1"])
+            old_parent = next(n for n in reachable if moved in truth[n].childIds)
+            targets = [n for n in reachable if n not in subtree(moved) and n != old_parent]
+            if not targets:
+                continue
+            target = rng.choice(targets)
+            event.append(
+                set_children(old_parent, [c for c in truth[old_parent].childIds if c != moved])
+            )
+            listed = list(truth[target].childIds)
+            listed.insert(rng.randrange(len(listed) + 1), moved)
+            event.append(set_children(target, listed))
+            rng.shuffle(event)
+        else:
+            # Stale messages: an answer for a removed parent, an event about an unlisted node.
+            if removed:
+                gone = rng.choice(removed)
+                store.put([truth[c] for c in truth[gone].childIds] or [truth[gone]])
+            stray = str(next_id)
+            next_id += 1
+            truth[stray] = node(stray, "generic", name="stray")
+            event.append(truth[stray])
+        store.update(event, UpdateVerdict())
+        store.prune()
+        for _ in range(50):
+            nodes, parents = store.current()
+            if not parents:
+                break
+            for p in parents:
+                store.put(truth[c] for c in truth[p].childIds)
+            store.prune()
+        if store._since_walk == 0:  # the whole walk ran
+            walks += 1
+        expected = _reachable(truth)
+        assert nodes[0].nodeId == "1", step
+        assert sorted(ids(nodes)) == sorted(expected), step
+        assert diff_nodes(nodes, [truth[i] for i in expected]) == [], step
+        assert len(store.nodes) == len(expected), step  # no stray node kept
+    assert walks < 300, walks  # most answers came without the whole walk

@@ -13,6 +13,7 @@ from _server import PageServer
 from kobrowser import AXMirrorSettings, Browser, Tab
 from kobrowser._axmirror import DocumentMirror
 
+from ._clickpage import CLICK_MUTATE_JS, click_page
 from ._mutations import MUTATE_JS, mutation_page
 
 pytestmark = pytest.mark.anyio
@@ -92,6 +93,42 @@ async def test_mirrored_snapshots_equal_fresh_ones_with_frames(
             assert mirror.stats["served"] == served + 1  # fresh=True bypasses it
             assert mirrored.text == fresh.text, f"round {seed}"
             assert "Shadow" in mirrored.text and mirrored.text.count("iframe") >= 2
+
+
+async def test_mirrored_snapshots_keep_the_clickable_map_and_equal_fresh_ones(
+    browser: Browser, server: PageServer, open_tab: OpenTab
+) -> None:
+    url = server.set_page("/click-tab.html", click_page(40))
+    async with (
+        mirror_settings(browser, min_nodes=0, check_every=0, max_update_share=1.0),
+        open_tab(url) as tab,
+    ):
+        await tab.evaluate(CLICK_MUTATE_JS)
+        await tab.snapshot()
+        mirror = await wait_ready(tab)
+        watch = tab._snapshotter.clickwatch  # type: ignore[attr-defined]
+        for seed in range(1, 41):
+            await tab.evaluate(f"window.__clickMutate({seed * 7919}, {1 + seed % 3}, false)")
+            mirrored = await tab.snapshot()
+            fresh = await tab.snapshot(fresh=True)
+            assert mirrored.text == fresh.text, f"round {seed}"
+            assert "clickable" in mirrored.text
+        assert mirror.stats["served"] == 40
+        # The map was kept (not read) in most rounds, read afresh in others.
+        assert watch.stats["texts"] >= 15 and watch.stats["fresh"] >= 5, watch.stats
+        # A button clicked through the tab, as in the benchmark.
+        for row in range(5):
+            button = next(
+                e
+                for e in (await tab.snapshot()).id_map.values()
+                if e.role == "button" and e.name.startswith(f"Toggle {row}")
+            )
+            await tab.evaluate(
+                f"document.querySelectorAll('#list button')[{row}]"
+                ".addEventListener('click', e => { e.target.textContent = 'Clicked'; })"
+            )
+            await tab.click(int(button.id))
+            assert (await tab.snapshot()).text == (await tab.snapshot(fresh=True)).text
 
 
 async def test_verify_mode_through_the_tab(

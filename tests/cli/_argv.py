@@ -63,9 +63,9 @@ def _values(action: argparse.Action, pools: dict[str, list[str]]) -> st.SearchSt
         return st.one_of(st.sampled_from(list(action.choices)), st.sampled_from(TEXTS[:6]))
     if name == "element_id":
         return st.sampled_from(pools.get("id", NUMBERS))
-    if "float" in name:
+    if name in ("seconds", "number"):  # kobrowser.cli._argtypes
         return st.sampled_from(SECONDS)
-    if "int" in name:
+    if name == "whole":
         return st.sampled_from(pools.get("int", NUMBERS))
     return st.sampled_from(pools.get(action.dest, TEXTS))
 

@@ -72,7 +72,7 @@ def test_what_the_parser_accepts_the_daemon_accepts_unchanged(argv: list[str]) -
     [
         ("click", {"id": "5"}, "argument 'id'"),
         ("click", {"id": True}, "argument 'id'"),
-        ("click", {"id": 0}, "invalid id"),
+        ("click", {"id": 0}, "expected an element id from the latest snapshot"),
         ("click", {"id": 1.5}, "argument 'id'"),
         ("click", {}, "'id' is missing"),
         ("click", {"id": 1, "button": "back"}, "button"),

@@ -30,6 +30,10 @@ pytestmark = [pytest.mark.anyio, pytest.mark.timeout(300)]
 
 #: Page deadline for the tests: generous, the machine is shared.
 TIMEOUT = 60.0
+#: Page deadline of the runs whose held pages must be stopped by cancellation:
+#: longer than ``wait_for``'s 60 s, so held pages that only stop at their own
+#: deadline leave their tabs open past the wait and fail the test.
+HELD_TIMEOUT = 240.0
 
 
 def page(title: str, body: str = "") -> str:
@@ -394,11 +398,14 @@ async def test_break_cancels_the_run_and_closes_its_tabs(
     server: PageServer, endpoint: EndpointChrome
 ) -> None:
     fast = server.set_page("/brk/fast", page("Fast"))
-    server.hold("/brk/slow")
+    server.hold("/brk/slow")  # per_host=None: the fast page must not queue behind these
     slow = [server.url(f"/brk/slow?i={i}") for i in range(2)]
-    async with Scraper(endpoints=[endpoint.http], concurrency=3, timeout=TIMEOUT) as scraper:
+    async with Scraper(
+        endpoints=[endpoint.http], concurrency=3, per_host=None, timeout=HELD_TIMEOUT
+    ) as scraper:
         async for result in scraper.run([*slow, fast]):
             assert result.url == fast
+            await wait_for(lambda: server.request_count("/brk/slow") == 2, "pages did not start")
             break
         (browser,) = scraper.browsers
         # The slow pages' tabs are closed; the fast page's tab stays idle for reuse.
@@ -411,7 +418,9 @@ async def test_aclose_of_a_run_stops_it(server: PageServer, endpoint: EndpointCh
     fast = server.set_page("/acl/fast", page("Fast"))
     server.hold("/acl/slow")
     slow = [server.url(f"/acl/slow?i={i}") for i in range(2)]
-    async with Scraper(endpoints=[endpoint.http], concurrency=3, timeout=TIMEOUT) as scraper:
+    async with Scraper(
+        endpoints=[endpoint.http], concurrency=3, per_host=None, timeout=HELD_TIMEOUT
+    ) as scraper:
         run = scraper.run([*slow, fast])
         assert (await run.__anext__()).url == fast
         await wait_for(lambda: server.request_count("/acl/slow") == 2, "pages did not start")

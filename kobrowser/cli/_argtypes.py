@@ -1,0 +1,102 @@
+"""The argparse value types of every `ko-browser` parser: text -> checked value.
+
+One type per kind of value, for ``ko-browser`` and ``ko-browser scrape``
+alike (and for the daemon, which checks each request through the same
+parser: :mod:`._requests`). A bad text gets the message of the library's
+rule of that kind (:mod:`kobrowser._validate`); argparse puts the option's
+name before it::
+
+    ko-browser snapshot: error: argument -d/--depth: got 'x'; expected a whole number >= 0
+
+Standard library only: the rules' module is imported only to word an error,
+so a good command line (the client builds its parser on every command) never
+loads it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+__all__ = ["element_id", "number", "seconds", "whole"]
+
+
+def _refused(rule: str, text: str, *args: Any, **kwargs: Any) -> argparse.ArgumentTypeError:
+    """The error of ``_validate.<rule>`` for ``text`` (a str: each rule used here refuses one)."""
+    from .. import _validate
+
+    try:
+        getattr(_validate, rule)(text, "", *args, **kwargs)
+    except ValueError as exc:  # InvalidArgumentError
+        return argparse.ArgumentTypeError(str(exc))
+    raise AssertionError(f"_validate.{rule} accepted the text {text!r}")  # pragma: no cover
+
+
+def _int(text: str) -> int | None:
+    """Digits (spaces around them allowed) as an int, else None: no sign, no '_'."""
+    digits = text.strip()
+    if not digits.isdigit():
+        return None
+    try:
+        return int(digits)
+    except ValueError:  # digits int() does not read, e.g. '²'
+        return None
+
+
+def _float(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def whole(low: int, high: int | None = None, *, none: bool = False) -> Callable[[str], Any]:
+    """The type of a whole number from ``low`` (to ``high``); with ``none``, "none" gives None."""
+
+    def convert(text: str) -> int | None:
+        if none and text.strip().lower() == "none":
+            return None
+        value = _int(text)
+        if value is not None and low <= value and (high is None or value <= high):
+            return value
+        error = _refused("whole", text, low, high)
+        raise argparse.ArgumentTypeError(f"{error}, or none") if none else error
+
+    convert.__name__ = "whole"
+    return convert
+
+
+def number(
+    low: float = -math.inf, high: float | None = None, unit: str | None = None
+) -> Callable[[str], float]:
+    """The type of a finite number from ``low`` (to ``high``) of ``unit``."""
+
+    def convert(text: str) -> float:
+        value = _float(text)
+        if math.isfinite(value) and low <= value and (high is None or value <= high):
+            return value
+        raise _refused("number", text, low, high, unit)
+
+    convert.__name__ = "number"
+    return convert
+
+
+def seconds(text: str) -> float:
+    """A deadline: a finite number of seconds > 0."""
+    value = _float(text)
+    if 0 < value < math.inf:  # NaN fails too
+        return value
+    raise _refused("seconds", text, positive=True)
+
+
+def element_id(text: str) -> int:
+    """An id of the latest snapshot: a whole number >= 1."""
+    value = _int(text)
+    if value is not None and value >= 1:
+        return value
+    raise _refused("element_id", text)

@@ -1,0 +1,49 @@
+"""A page of clickable things and an in-page random mutator for the kept clickable map.
+
+``click_page(rows)``: rows with pointer areas (a class and inline styles),
+elements with listeners of their own (added by script and ``onclick``),
+links, buttons, plain text, nested pointer spans, and one pointer area with
+about :data:`~kobrowser._clickable.MAX_TEXT_NODES` text nodes (changes push
+it over the limit and back). ``CLICK_MUTATE_JS`` defines
+``window.__clickMutate(seed, n, onlyText)`` (tests/axmirror/clickmutate.js):
+text-only changes (text replaced, added, removed, moved, whitespace,
+characters, comments) three times in four, else class, style, ``onclick``,
+insertions with listeners, removals, CSS rules inserted and deleted, and a
+sheet disabled.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kobrowser._clickable import MAX_TEXT_NODES
+
+__all__ = ["CLICK_MUTATE_JS", "click_page"]
+
+
+def click_page(rows: int = 30, *, head: str = "") -> str:
+    big = "".join(f"w{i} " if i % 2 else f"<i>w{i}</i>" for i in range(MAX_TEXT_NODES - 2))
+    out = [
+        "<!doctype html><html><head><meta charset=utf-8><title>Clickable</title>",
+        "<style id=css>.ptr { cursor: pointer } .plain { color: #333 }</style>",
+        head,
+        "</head><body><h1>Clickable <span>page</span></h1>",
+        f"<div id=big class=ptr>{big}</div><ul id=list>",
+    ]
+    for i in range(rows):
+        out.append(
+            f"<li id=r{i}><span class=ptr>Row <i>{i}</i> <span>text {i}</span></span> "
+            f"<span class=lis>listens {i}</span> <a href=#r{i}>link {i}</a> "
+            f"<button>Toggle {i}</button> <span class=plain>plain {i}</span> "
+            f"<div style='cursor:pointer'>styled <b>{i}</b></div></li>"
+        )
+    out.append(
+        "</ul><footer>End</footer><script>"
+        "document.querySelectorAll('.lis').forEach(e => e.addEventListener('click', () => {}));"
+        "</script></body></html>"
+    )
+    return "".join(out)
+
+
+CLICK_MUTATE_JS = (Path(__file__).parent / "clickmutate.js").read_text()
+"""Defines ``window.__clickMutate(seed, n, onlyText)`` (see clickmutate.js)."""
