@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 import kobrowser
-from kobrowser.actions._execute import normalize_url
+from kobrowser.actions import normalize_url
 from kobrowser.snapshot._find import numbered_lines
 
 if TYPE_CHECKING:

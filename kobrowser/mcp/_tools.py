@@ -18,8 +18,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 import kobrowser
-from kobrowser.actions import execute
-from kobrowser.actions._execute import normalize_url
+from kobrowser.actions import execute, normalize_url
 
 from ._replies import element_line, json_text, page_block
 from ._runner import BatchFailed, SnapshotMode, ToolRunner

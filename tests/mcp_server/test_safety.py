@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from kobrowser import Element
-from kobrowser.actions._execute import normalize_url
+from kobrowser.actions import normalize_url
 from kobrowser.mcp._replies import element_line
 from kobrowser.mcp._safety import LocalClientsOnly, RefusedError, is_loopback, upload_files
 
