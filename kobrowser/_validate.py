@@ -155,8 +155,10 @@ def _text(value: Any, argument: str, *, empty: bool = True, what: str = "text") 
     return no_surrogates(value, argument)
 
 
-def whole(value: Any, argument: str, low: int, high: int | None = None) -> int:
-    """A whole number from ``low`` (to ``high``); a bool is not a number."""
+def whole(
+    value: Any, argument: str, low: int, high: int | None = None, unit: str | None = None
+) -> int:
+    """A whole number from ``low`` (to ``high``) of ``unit`` (named in the message); not a bool."""
     if (
         not isinstance(value, int)
         or isinstance(value, bool)
@@ -164,7 +166,8 @@ def whole(value: Any, argument: str, low: int, high: int | None = None) -> int:
         or (high is not None and value > high)
     ):
         bound = f"from {low} to {high}" if high is not None else f">= {low}"
-        raise fail(argument, value, f"a whole number {bound}")
+        of = f" of {unit}" if unit else ""
+        raise fail(argument, value, f"a whole number{of} {bound}")
     return value
 
 

@@ -163,3 +163,18 @@ async def test_shadow_roots_and_new_documents_read_the_map_afresh(
         assert first == await clickable_nodes(tab.cdp, timeout=30)
         assert await kept_map(watch, tab.cdp) == first
         assert watch.stats == {"fresh": 4, "same": 1, "texts": 0}
+
+
+async def test_the_watcher_changes_neither_the_tree_nor_the_map(
+    server: PageServer, open_tab: OpenTab
+) -> None:
+    # Its listeners are on window, in its own world: no element gains a listener.
+    async with open_tab(server.set_page("/click-side.html", click_page(10))) as tab:
+        before = (await tab.snapshot(fresh=True)).text
+        found = await clickable_nodes(tab.cdp, timeout=30)
+        watch = ClickWatch(tab.cdp)
+        await kept_map(watch, tab.cdp)
+        assert watch.active
+        assert await tab.evaluate("typeof globalThis.__kbClickWatch") == "undefined"
+        assert (await tab.snapshot(fresh=True)).text == before
+        assert await clickable_nodes(tab.cdp, timeout=30) == found
