@@ -127,7 +127,12 @@ def _fail(error: dict[str, Any], cmd: str, as_json: bool) -> int:
     message = error.get("message") or "failed"
     hint = error.get("hint")
     line = f"{PROG}: {message.rstrip('.')}; {hint}" if hint else f"{PROG}: {message}"
-    sys.stderr.write(" ".join(line.split()) + "\n")
+    line = " ".join(line.split()) + "\n"
+    try:
+        sys.stderr.write(line)
+    except UnicodeEncodeError:  # a lone surrogate (a path argument), or a narrow locale
+        encoding = sys.stderr.encoding or "utf-8"
+        sys.stderr.write(line.encode(encoding, "backslashreplace").decode(encoding))
     if as_json:
         _write(json.dumps({"ok": False, "command": _cmd_words(cmd), "error": error}) + "\n")
     code = error.get("exit", 1)
