@@ -31,6 +31,7 @@ from kobrowser.snapshot import (
     parse_snapshot,
     prebuild_frame,
 )
+from kobrowser.snapshot._ax import decode_snapshot_nodes
 
 from ._ax_builders import MISSING, FrameSpec, Spec, frame
 from ._helpers import walk
@@ -335,6 +336,38 @@ def test_json_decode_gives_the_same_snapshot(children: list[Spec]) -> None:
     again = FrameAX(top.frame_id, decoded.nodes, top.children)
     assert format_snapshot(build_tree(again), title=None) == format_snapshot(
         build_tree(top), title=None
+    )
+
+
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(children=st.lists(TREES, max_size=5), data=st.data())
+def test_the_walks_decoder_gives_the_same_snapshot(
+    children: list[Spec], data: st.DataObject
+) -> None:
+    # decode_snapshot_nodes (tuples for childIds and properties, what the
+    # tab's fetch uses) against the public AXNode (lists), every frame
+    # decoded, with clickable maps, in every mode.
+    top = frame(*children)
+    _draw_clickable(top, data)
+
+    def redecode(one: FrameAX, decode: Any) -> FrameAX:
+        nodes = decode(msgspec.json.encode(AXTree(one.nodes)))
+        children = {
+            owner: None if child is None else redecode(child, decode)
+            for owner, child in one.children.items()
+        }
+        return FrameAX(one.frame_id, nodes, children, clickable=one.clickable)
+
+    public = redecode(top, lambda raw: AX_TREE_DECODER.decode(raw).nodes)
+    walked = redecode(top, decode_snapshot_nodes)
+    assert all(
+        isinstance(node.childIds, tuple) and isinstance(node.properties, tuple)
+        for one in _walk_frames(walked)
+        for node in one.nodes
+    )
+    modes: dict[str, Any] = data.draw(MODES)
+    assert format_snapshot(filter_tree(build_tree(walked), **modes), title=None) == format_snapshot(
+        filter_tree(build_tree(public), **modes), title=None
     )
 
 
