@@ -20,6 +20,7 @@ from _server import PageServer
 from aiohttp import web
 
 from kobrowser import Scraper, ScrapeResult
+from kobrowser.scrape import _pool
 
 from ._chrome import EndpointChrome, live_group_members
 
@@ -107,7 +108,11 @@ async def test_refusing_endpoints_are_skipped_and_retried_later(
         )
 
 
-async def test_no_endpoint_reachable_fails_every_page_clearly(server: PageServer) -> None:
+async def test_no_endpoint_reachable_fails_every_page_clearly(
+    server: PageServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Unavailable after 2 refused starts, not 5 (0.5 s of back-off instead of 7.5 s).
+    monkeypatch.setattr(_pool, "MAX_FAILURES", 2)
     refused = _closed_port()
     urls = [server.set_page(f"/none/{i}", _page(i)) for i in range(3)]
     async with Scraper(endpoints=[f"127.0.0.1:{refused}"], timeout=TIMEOUT) as scraper:
