@@ -212,8 +212,9 @@ def table(r: dict[str, Any]) -> str:
         f"- Background crawl: {ms(r['crawl'])}; an `evaluate` meanwhile: "
         f"{ms(median)} median, {ms(worst)} worst.",
         f"- Mirror stats: {r['stats']}.",
-        f"- Clickable map of the mirrored tab (kobrowser/_tab/_clickwatch.py): {r.get('clickwatch')}"
-        " (fresh: read again; same: kept as it was; texts: updated for text-only changes).",
+        "- Clickable map of the mirrored tab (kobrowser/_tab/_clickwatch.py): "
+        f"{r.get('clickwatch')} (fresh: read again; same: kept as it was; "
+        "texts: updated for text-only changes).",
         "- Every step's mirrored snapshot text equals the mirror-off browser's.",
     ]
     return "\n".join(lines)
