@@ -25,7 +25,7 @@ from ._emulation import (
     permission_names,
     session_calls,
 )
-from ._exceptions import InvalidArgumentError
+from ._validate import fail
 
 if TYPE_CHECKING:
     from ._browser import BrowserContext
@@ -161,9 +161,7 @@ class ContextEmulation:
         if origin is not None and (
             not isinstance(origin, str) or not origin.startswith(("http://", "https://"))
         ):
-            raise InvalidArgumentError(
-                f"origin: an http(s) origin, not {origin!r}", argument="origin"
-            )
+            raise fail("origin", origin, "an http(s) origin such as 'https://example.com', or None")
         granted = self.permissions.setdefault(origin, [])
         granted.extend(name for name in names if name not in granted)
         params: dict[str, Any] = {"permissions": granted, **self._context._target}

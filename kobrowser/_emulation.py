@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from ._devices import Device, devices
-from ._exceptions import InvalidArgumentError, KoBrowserError, TargetClosedError
+from ._exceptions import KoBrowserError, TargetClosedError
+from ._validate import choice, fail, flag, no_surrogates
 
 if TYPE_CHECKING:
     from .cdp import CDPSession
@@ -100,19 +101,16 @@ class Emulation(msgspec.Struct, frozen=True):
 _NOTHING = Emulation()
 
 
-def _bad(argument: str, message: str) -> InvalidArgumentError:
-    return InvalidArgumentError(f"{argument}: {message}", argument=argument)
-
-
 def _viewport(value: Any) -> tuple[int, int]:
+    given = value
     if isinstance(value, Mapping):
         value = (value.get("width"), value.get("height"))
     if not isinstance(value, Sequence) or isinstance(value, str) or len(value) != 2:
-        raise _bad("viewport", f"give (width, height), not {value!r}")
+        raise fail("viewport", given, "(width, height) in CSS pixels")
     width, height = value
     for side in (width, height):
         if isinstance(side, bool) or not isinstance(side, int) or not 0 < side <= _MAX_SIDE:
-            raise _bad("viewport", f"width and height are whole CSS pixels > 0, not {value!r}")
+            raise fail("viewport", given, f"(width, height): whole CSS pixels > 0, <= {_MAX_SIDE}")
     return width, height
 
 
@@ -125,71 +123,50 @@ def _geolocation(value: Any) -> Geolocation:
     elif isinstance(value, Sequence) and not isinstance(value, str) and len(value) in (2, 3):
         numbers = (*value, 0.0)[:3]
     else:
-        raise _bad("geolocation", f"give {{'latitude', 'longitude'}}, not {value!r}")
+        accepted = "{'latitude': ..., 'longitude': ...}, (latitude, longitude) or a Geolocation"
+        raise fail("geolocation", value, accepted)
+    ranges = "latitude in [-90, 90], longitude in [-180, 180], accuracy >= 0 (meters)"
     if not all(isinstance(n, int | float) and not isinstance(n, bool) for n in numbers):
-        raise _bad("geolocation", f"latitude, longitude and accuracy are numbers: {value!r}")
+        raise fail("geolocation", value, f"numbers: {ranges}")
     latitude, longitude, accuracy = (float(n) for n in numbers)
     if not all(math.isfinite(n) for n in (latitude, longitude, accuracy)):
-        raise _bad("geolocation", f"not finite: {value!r}")
+        raise fail("geolocation", value, f"finite numbers: {ranges}")
     if not -90 <= latitude <= 90 or not -180 <= longitude <= 180 or accuracy < 0:
-        raise _bad("geolocation", f"latitude in [-90, 90], longitude in [-180, 180]: {value!r}")
+        raise fail("geolocation", value, ranges)
     return Geolocation(latitude, longitude, accuracy)
 
 
 def _headers(value: Any) -> tuple[tuple[str, str], ...]:
     if not isinstance(value, Mapping):
-        raise _bad("extra_http_headers", f"give a dict of name -> value, not {value!r}")
+        raise fail("extra_http_headers", value, "a dict of header name -> value")
     pairs = []
     for name, text in value.items():
         if not isinstance(name, str) or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name):
-            raise _bad("extra_http_headers", f"not a header name: {name!r}")
-        if not isinstance(text, str) or "\n" in text or "\r" in text or not _encodable(text):
-            raise _bad("extra_http_headers", f"the value of {name!r} must be one line of text")
-        pairs.append((name, text))
+            raise fail("extra_http_headers", name, "a header name, e.g. 'X-Token'")
+        pairs.append((name, _line("extra_http_headers", text, empty=True)))
     return tuple(pairs)
 
 
-def _text(argument: str, value: Any) -> str:
+def _line(argument: str, value: Any, *, empty: bool = False) -> str:
+    """One line of valid text (``empty``: may be blank)."""
     if (
         not isinstance(value, str)
-        or not value.strip()
+        or (not empty and not value.strip())
         or "\n" in value
         or "\r" in value
-        or not _encodable(value)
     ):
-        raise _bad(argument, f"give one line of valid text, not {value!r}")
-    return value
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate
-        return False
-    return True
+        raise fail(argument, value, "one line of text" if empty else "one line of non-empty text")
+    return no_surrogates(value, argument)
 
 
 def _timezone(value: Any) -> str:
-    name = _text("timezone_id", value)
+    name = _line("timezone_id", value)
     try:
         zoneinfo.ZoneInfo(name)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         if zoneinfo.available_timezones():  # no tz database here: let Chrome judge
-            message = f"unknown time zone {name!r} (e.g. 'Europe/Berlin')"
-            raise _bad("timezone_id", message) from None
+            raise fail("timezone_id", value, "a known time zone, e.g. 'Europe/Berlin'") from None
     return name
-
-
-def _choice(argument: str, value: Any, choices: Sequence[str]) -> str:
-    if value not in choices:
-        raise _bad(argument, f"one of {', '.join(map(repr, choices))}, not {value!r}")
-    return str(value)
-
-
-def _flag(argument: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise _bad(argument, f"true or false, not {value!r}")
-    return value
 
 
 def build_emulation(
@@ -233,28 +210,28 @@ def build_emulation(
     if device_scale_factor is not None:
         scale = device_scale_factor
         if isinstance(scale, bool) or not isinstance(scale, int | float) or not 0 < scale <= 10:
-            raise _bad("device_scale_factor", f"a number in (0, 10], not {scale!r}")
+            raise fail("device_scale_factor", scale, "a number in (0, 10]")
         changes["device_scale_factor"] = float(scale)
     if is_mobile is not None:
-        changes["is_mobile"] = _flag("is_mobile", is_mobile)
+        changes["is_mobile"] = flag(is_mobile, "is_mobile")
     if has_touch is not None:
-        changes["has_touch"] = _flag("has_touch", has_touch)
+        changes["has_touch"] = flag(has_touch, "has_touch")
     if user_agent is not None:
-        changes["user_agent"] = _text("user_agent", user_agent)
+        changes["user_agent"] = _line("user_agent", user_agent)
     if locale is not None:
         if not isinstance(locale, str) or not _LOCALE.match(locale):
-            raise _bad("locale", f"a language tag like 'de-DE', not {locale!r}")
+            raise fail("locale", locale, "a language tag like 'de-DE'")
         changes["locale"] = locale.replace("_", "-")
     if timezone_id is not None:
         changes["timezone_id"] = _timezone(timezone_id)
     if geolocation is not None:
         changes["geolocation"] = _geolocation(geolocation)
     if color_scheme is not None:
-        changes["color_scheme"] = _choice("color_scheme", color_scheme, COLOR_SCHEMES)
+        changes["color_scheme"] = choice(color_scheme, "color_scheme", COLOR_SCHEMES)
     if reduced_motion is not None:
-        changes["reduced_motion"] = _choice("reduced_motion", reduced_motion, REDUCED_MOTION)
+        changes["reduced_motion"] = choice(reduced_motion, "reduced_motion", REDUCED_MOTION)
     if offline is not None:
-        changes["offline"] = _flag("offline", offline)
+        changes["offline"] = flag(offline, "offline")
     if extra_http_headers is not None:
         changes["extra_http_headers"] = _headers(extra_http_headers)
     return msgspec.structs.replace(base, **changes)
@@ -267,13 +244,13 @@ def permission_names(permissions: Iterable[str]) -> list[str]:
         InvalidArgumentError: an unknown permission.
     """
     if isinstance(permissions, str):
-        raise _bad("permissions", "give a list of names, e.g. ['geolocation']")
+        raise fail("permissions", permissions, "a list of names, e.g. ['geolocation']")
     names: list[str] = []
     for name in permissions:
         cdp = _PERMISSIONS.get(name) if isinstance(name, str) else None
         if cdp is None:
-            known = ", ".join(sorted(_PERMISSIONS))
-            raise _bad("permissions", f"unknown permission {name!r} (known: {known})")
+            known = ", ".join(map(repr, sorted(_PERMISSIONS)))
+            raise fail("permissions", name, f"a known permission: {known}")
         if cdp not in names:
             names.append(cdp)
     return names

@@ -31,9 +31,11 @@ __all__ = [
     "SELECTOR_STATES",
     "argument_errors",
     "check",
+    "choice",
     "element_id",
     "existing_files",
     "fail",
+    "flag",
     "no_surrogates",
     "number",
     "seconds",
@@ -155,8 +157,10 @@ def _text(value: Any, argument: str, *, empty: bool = True, what: str = "text") 
     return no_surrogates(value, argument)
 
 
-def whole(value: Any, argument: str, low: int, high: int | None = None) -> int:
-    """A whole number from ``low`` (to ``high``); a bool is not a number."""
+def whole(
+    value: Any, argument: str, low: int, high: int | None = None, unit: str | None = None
+) -> int:
+    """A whole number from ``low`` (to ``high``) of ``unit`` (named in the message); not a bool."""
     if (
         not isinstance(value, int)
         or isinstance(value, bool)
@@ -164,17 +168,20 @@ def whole(value: Any, argument: str, low: int, high: int | None = None) -> int:
         or (high is not None and value > high)
     ):
         bound = f"from {low} to {high}" if high is not None else f">= {low}"
-        raise fail(argument, value, f"a whole number {bound}")
+        of = f" of {unit}" if unit else ""
+        raise fail(argument, value, f"a whole number{of} {bound}")
     return value
 
 
-def _choice(value: Any, argument: str, choices: tuple[str, ...]) -> str:
+def choice(value: Any, argument: str, choices: tuple[str, ...]) -> str:
+    """One of ``choices``."""
     if not isinstance(value, str) or value not in choices:
         raise fail(argument, value, "one of " + ", ".join(repr(c) for c in choices))
     return value
 
 
-def _flag(value: Any, argument: str) -> bool:
+def flag(value: Any, argument: str) -> bool:
+    """True or False (not 1, not "yes")."""
     if not isinstance(value, bool):
         raise fail(argument, value, "True or False")
     return value
@@ -347,27 +354,27 @@ RULES: dict[str, tuple[Rule, str]] = {
     "url": (url, "url"),
     "url_pattern": (_url_pattern, "url"),
     "referrer": (_optional_text, "referrer"),
-    "wait_until": (lambda v, a: _choice(v, a, LOAD_STATES), "wait_until"),
-    "state": (lambda v, a: _choice(v, a, LOAD_STATES), "state"),
-    "selector_state": (lambda v, a: _choice(v, a, SELECTOR_STATES), "state"),
+    "wait_until": (lambda v, a: choice(v, a, LOAD_STATES), "wait_until"),
+    "state": (lambda v, a: choice(v, a, LOAD_STATES), "state"),
+    "selector_state": (lambda v, a: choice(v, a, SELECTOR_STATES), "state"),
     "selector": (lambda v, a: _text(v, a, empty=False, what="a CSS selector"), "selector"),
     "scope": (_optional_selector, "selector"),
-    "interactive": (_flag, "interactive"),
-    "compact": (_flag, "compact"),
+    "interactive": (flag, "interactive"),
+    "compact": (flag, "compact"),
     "depth": (_depth, "depth"),
     "text_limit": (_text_limit, "text_limit"),
-    "clickable": (_flag, "clickable"),
-    "fresh": (_flag, "fresh"),
+    "clickable": (flag, "clickable"),
+    "fresh": (flag, "fresh"),
     "find_role": (_optional_text, "role"),
     "find_name": (_optional_text, "name"),
     "find_text": (_optional_text, "text"),
-    "exact": (_flag, "exact"),
+    "exact": (flag, "exact"),
     "key": (_key, "key"),
-    "button": (lambda v, a: _choice(v, a, BUTTONS), "button"),
+    "button": (lambda v, a: choice(v, a, BUTTONS), "button"),
     "click_count": (lambda v, a: whole(v, a, 1, MAX_CLICK_COUNT), "click_count"),
     "modifiers": (_modifiers, "modifiers"),
     "steps": (lambda v, a: whole(v, a, 1, MAX_DRAG_STEPS), "steps"),
-    "direction": (lambda v, a: _choice(v, a, DIRECTIONS), "direction"),
+    "direction": (lambda v, a: choice(v, a, DIRECTIONS), "direction"),
     "amount": (lambda v, a: number(v, a, 0, None, "CSS pixels"), "amount"),
     "delay": (lambda v, a: number(v, a, 0, MAX_TYPE_DELAY_MS, "milliseconds"), "delay"),
     "ms": (lambda v, a: number(v, a, 0, None, "milliseconds"), "ms"),
@@ -410,9 +417,9 @@ def launch_options(
     transport: Any,
 ) -> None:
     """The arguments of :func:`kobrowser.launch`."""
-    _flag(headless, "headless")
+    flag(headless, "headless")
     if no_sandbox is not None:
-        _flag(no_sandbox, "no_sandbox")
+        flag(no_sandbox, "no_sandbox")
     if executable_path is not None:
         _path(executable_path, "executable_path")
     if isinstance(args, str) or not isinstance(args, _SEQUENCES):
@@ -424,7 +431,7 @@ def launch_options(
     seconds(timeout, "timeout", positive=True)
     check(download_dir=download_dir)
     if transport is not None:
-        _choice(transport, "transport", TRANSPORTS)
+        choice(transport, "transport", TRANSPORTS)
 
 
 def connect_options(*, endpoint: Any, timeout: Any, download_dir: Any) -> None:

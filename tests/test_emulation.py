@@ -208,13 +208,14 @@ async def test_tab_viewport_and_context_viewport(browser: Browser, server: PageS
         ({"viewport": "big"}, "viewport", "(width, height)"),
         ({"device_scale_factor": 0}, "device_scale_factor", "(0, 10]"),
         ({"locale": "not a locale"}, "locale", "language tag"),
-        ({"timezone_id": "Mars/Olympus"}, "timezone_id", "unknown time zone"),
+        ({"timezone_id": "Mars/Olympus"}, "timezone_id", "a known time zone"),
         ({"geolocation": {"latitude": 91, "longitude": 0}}, "geolocation", "[-90, 90]"),
         ({"color_scheme": "black"}, "color_scheme", "'dark'"),
         ({"extra_http_headers": {"Bad Name": "x"}}, "extra_http_headers", "header name"),
-        ({"permissions": ["telepathy"]}, "permissions", "unknown permission"),
-        ({"offline": "yes"}, "offline", "true or false"),
-        ({"user_agent": "\udc80"}, "user_agent", "valid text"),
+        ({"permissions": ["telepathy"]}, "permissions", "a known permission"),
+        ({"offline": "yes"}, "offline", "expected True or False"),
+        ({"user_agent": "\udc80"}, "user_agent", "valid Unicode"),
+        ({"user_agent": "a\nb"}, "user_agent", "one line"),
     ],
 )
 async def test_bad_emulation_creates_nothing(
@@ -225,6 +226,8 @@ async def test_bad_emulation_creates_nothing(
         await browser.new_context(**options)
     assert caught.value.argument == argument
     assert message in str(caught.value)
+    if argument != "device":  # the library's one wording (kobrowser._validate.fail)
+        assert str(caught.value).startswith(f"{argument}: got "), str(caught.value)
     assert browser.contexts == contexts
     if argument != "permissions":
         async with await browser.new_context(locale="fr-FR") as ctx:
@@ -267,3 +270,11 @@ def test_calls_for_new_sessions_and_resets() -> None:
     assert reset["Network.setExtraHTTPHeaders"] == {"headers": {}}
     assert "Emulation.clearDeviceMetricsOverride" in reset
     assert "Emulation.clearGeolocationOverride" in reset
+
+
+async def test_a_bad_permission_origin_is_refused(browser: Browser) -> None:
+    async with await browser.new_context() as ctx:
+        with pytest.raises(InvalidArgumentError, match=r"^origin: got 'ftp://x'; expected an http"):
+            await ctx.grant_permissions(["geolocation"], origin="ftp://x")
+        with pytest.raises(InvalidArgumentError, match=r"^permissions: got 'geolocation'; "):
+            await ctx.grant_permissions("geolocation")

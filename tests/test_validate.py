@@ -16,6 +16,7 @@ import kobrowser
 from kobrowser import InvalidArgumentError, KoBrowserError
 from kobrowser import _validate as v
 from kobrowser._tab._pagestate import LOAD_STATES
+from kobrowser.cli import _parser as cli_parser
 
 
 def test_the_error_is_a_kobrowser_error_and_a_value_error() -> None:
@@ -32,6 +33,9 @@ def test_the_error_is_a_kobrowser_error_and_a_value_error() -> None:
 
 def test_load_states_match_the_library() -> None:
     assert v.LOAD_STATES == LOAD_STATES
+    # The client's parser keeps its own copies (it imports no library module).
+    assert cli_parser.LOAD_STATES == LOAD_STATES
+    assert sorted(cli_parser.SELECTOR_STATES) == sorted(v.SELECTOR_STATES)
 
 
 @pytest.mark.parametrize(

@@ -25,12 +25,13 @@ import anyio
 import msgspec
 
 from .._exceptions import InvalidSelectorError, KoBrowserError, SnapshotTooLargeError
+from ..cdp import LeanAXDecode
 from ..snapshot._ax import AXNode, decode_ax_tree
 from ..snapshot._tree import FrameAX, prebuild_frame
 
 if TYPE_CHECKING:
     from .._clickable import ClickableMaps
-    from ..cdp import BatchCall, CDPSession
+    from ..cdp import BatchCall, CDPSession, Decode
 
 __all__ = ["FetchCache", "FetchedFrames", "FrameDocument", "fetch_frames", "resolve_scope"]
 
@@ -158,14 +159,19 @@ def _ax_frame(
 
 def _child_ax(session: CDPSession, frame_id: str, clickable: ClickableMaps | None) -> BatchCall:
     """The AX tree call of a same-process child frame (built as it arrives)."""
-    decode = functools.partial(_ax_frame, frame_id, session, clickable)
+    decode = LeanAXDecode(functools.partial(_ax_frame, frame_id, session, clickable))
     return (session, _AX, {"frameId": frame_id}, decode)
+
+
+_LEAN_AX_NODES = LeanAXDecode(_ax_nodes)
 
 
 class AXBudget:
     """The bytes of AX data one snapshot may read (None: no limit).
 
-    Each AX tree's answer is counted before it is decoded; past the limit
+    Each AX tree's answer is counted before it is decoded (as the JSON the
+    decoder gets: on the CBOR pipe a lean answer, see
+    :class:`~kobrowser.cdp.LeanAXDecode`); past the limit
     the rest are not decoded and the snapshot fails with
     :class:`~kobrowser.SnapshotTooLargeError` naming the limit.
     """
@@ -185,7 +191,12 @@ class AXBudget:
             for session, method, params, decode in requests
         ]
 
-    def _counted(self, decode: Callable[[msgspec.Raw], Any] | None) -> Callable[[msgspec.Raw], Any]:
+    def _counted(self, decode: Decode | None) -> Decode:
+        counted = self._count(decode)
+        # Still answered lean (the count is of the JSON decoded).
+        return LeanAXDecode(counted) if decode.__class__ is LeanAXDecode else counted
+
+    def _count(self, decode: Decode | None) -> Decode:
         def counted(raw: msgspec.Raw) -> Any:
             assert self.limit is not None
             self.used += len(raw)
@@ -304,9 +315,9 @@ async def _fetch(
         # The top document is built with everything; a child frame's
         # content is built as soon as it arrives (prebuild_frame).
         own_decode = (
-            _ax_nodes
+            _LEAN_AX_NODES
             if own_id is None
-            else functools.partial(_ax_frame, own_id, session, clickable)
+            else LeanAXDecode(functools.partial(_ax_frame, own_id, session, clickable))
         )
         if session is page and top_nodes is not None:
             asked[None] = -1  # the mirror's nodes (see below)

@@ -21,7 +21,7 @@ never the other way round.
 
 from __future__ import annotations
 
-from ._execute import Outcome, execute, to_action
+from ._execute import Outcome, execute, normalize_url, to_action
 from ._json import from_json
 from ._parse import parse_action, parse_actions
 from ._types import (
@@ -76,6 +76,7 @@ __all__ = [
     "Wait",
     "execute",
     "from_json",
+    "normalize_url",
     "parse_action",
     "parse_actions",
     "quote",

@@ -87,12 +87,20 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def normalize_url(url: str) -> str:
-    """``example.com`` -> ``https://example.com``; ``localhost:8000`` -> ``http://...``."""
+    """``example.com`` -> ``https://example.com``; ``localhost:8000`` -> ``http://...``.
+
+    The one reading of a typed address: actions, the CLI's ``open`` and ``tab
+    new``, and the MCP tools use it.
+    """
     url = url.strip()
     scheme = url.split(":", 1)[0].lower()
     if "://" in url or scheme in {"about", "data", "file", "javascript", "blob", "chrome"}:
         return url
-    host = url.split("/", 1)[0].split(":", 1)[0]
+    authority = url.split("/", 1)[0]
+    if authority.startswith("["):  # an IPv6 literal, e.g. [::1]:8080
+        host = authority.split("]", 1)[0] + "]"
+    else:
+        host = authority.split(":", 1)[0]
     if host in {"localhost", "127.0.0.1", "[::1]"} or host.endswith(".localhost"):
         return "http://" + url
     return "https://" + url

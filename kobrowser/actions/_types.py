@@ -13,7 +13,7 @@ from typing import ClassVar, Literal
 
 import msgspec
 
-from .._validate import fail
+from .._validate import element_id, fail, whole
 
 __all__ = [
     "ACTION_TYPES",
@@ -61,13 +61,6 @@ def _word(text: str) -> str:
     return text if _BARE.fullmatch(text) else quote(text)
 
 
-def _check_id(value: object, what: str = "id") -> None:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise fail(what, value, "a whole number >= 1 (ids start at 1)")
-    if value < 1:
-        raise fail(what, value, "a whole number >= 1 (ids start at 1)")
-
-
 def _check_str(value: object, what: str) -> None:
     if not isinstance(value, str):
         raise fail(what, value, "a str")
@@ -99,7 +92,7 @@ class _OnElement(Action, frozen=True):
     id: int
 
     def __post_init__(self) -> None:
-        _check_id(self.id)
+        element_id(self.id, "id")
 
     def __str__(self) -> str:
         return f"{self.verb} {self.id}"
@@ -150,7 +143,7 @@ class _WithText(Action, frozen=True):
     text: str
 
     def __post_init__(self) -> None:
-        _check_id(self.id)
+        element_id(self.id, "id")
         _check_str(self.text, "text")
 
     def __str__(self) -> str:
@@ -205,10 +198,7 @@ class Scroll(Action, frozen=True, tag="scroll"):
         if self.direction not in DIRECTIONS:
             raise fail("direction", self.direction, "one of 'up', 'down', 'left', 'right'")
         if self.amount is not None:
-            if not isinstance(self.amount, int) or isinstance(self.amount, bool):
-                raise fail("amount", self.amount, "a whole number of pixels >= 0, or None")
-            if self.amount < 0:
-                raise fail("amount", self.amount, "a whole number of pixels >= 0, or None")
+            whole(self.amount, "amount", 0, unit="pixels")
 
     def __str__(self) -> str:
         if self.amount is None:
@@ -256,10 +246,7 @@ class Wait(Action, frozen=True, tag="wait"):
     ms: int
 
     def __post_init__(self) -> None:
-        if not isinstance(self.ms, int) or isinstance(self.ms, bool):
-            raise fail("ms", self.ms, "a whole number of milliseconds >= 0")
-        if self.ms < 0:
-            raise fail("ms", self.ms, "a whole number of milliseconds >= 0")
+        whole(self.ms, "ms", 0, unit="milliseconds")
 
     def __str__(self) -> str:
         return f"wait {self.ms}"
@@ -272,7 +259,7 @@ class SwitchTab(Action, frozen=True, tag="tab"):
     index: int
 
     def __post_init__(self) -> None:
-        _check_id(self.index, "tab index")
+        whole(self.index, "tab index", 1)
 
     def __str__(self) -> str:
         return f"tab {self.index}"

@@ -16,6 +16,16 @@
  *       raises CBORError(message, offset, call_id): offset is the byte where
  *       reading failed, call_id the top-level "id" when it was read before.
  *
+ *   to_json(buffer, lean) -> bytes
+ *       The same, but when the message's top-level "id" (read before its
+ *       "result") is in the set ``lean``, the id is taken out of the set and
+ *       the result is transcoded as a lean Accessibility.getFullAXTree
+ *       answer: in each node map (result.nodes[i]) the keys no kobrowser
+ *       decoder reads (LEAN_NODE_DROP) are left out, and so is "sources" in
+ *       the maps directly inside a node (its role, name, value ...). A
+ *       dropped value held in an envelope is stepped over without reading
+ *       it (its length is still checked); the output is otherwise the same.
+ *
  *   encode_call(id, method, params, session_id) -> bytes
  *   encode(value) -> bytes
  *       Chrome's enveloped CBOR: every map and array enveloped, integers in
@@ -97,6 +107,8 @@ typedef struct {
     int depth;
     int have_id;
     long long call_id;
+    PyObject *lean;   /* set of call ids answered lean, or NULL */
+    int lean_depth;   /* depth of the lean result map; 0: not lean */
 } Dec;
 
 static int fail(Dec *d, Py_ssize_t offset, const char *fmt, ...) {
@@ -401,6 +413,37 @@ static int key(Dec *d, const uint8_t **text, Py_ssize_t *text_len) {
     return major == 3 ? put_text(d, head, s, len) : put_utf16(d, head, s, len);
 }
 
+/* Keys of a node map of a lean getFullAXTree answer that no decoder reads. */
+static const char *const LEAN_NODE_DROP[] = {"sources", "chromeRole", "parentId", "ignoredReasons",
+                                             "frameId", "description", NULL};
+
+/* Whether a lean answer drops key ``name`` (lean 1: in a node, 2: inside one). */
+static int lean_drops(int lean, const uint8_t *name, Py_ssize_t len) {
+    if (lean == 2) return len == 7 && memcmp(name, "sources", 7) == 0;
+    for (const char *const *k = LEAN_NODE_DROP; *k != NULL; k++)
+        if ((Py_ssize_t)strlen(*k) == len && memcmp(name, *k, (size_t)len) == 0) return 1;
+    return 0;
+}
+
+/* Step over an enveloped item (tag 24 on a byte string) without reading
+ * inside it. Returns 1 when stepped over, 0 when the item is not enveloped
+ * (nothing read), -1 on error. */
+static int skip_enveloped(Dec *d) {
+    if (d->size - d->pos < 2 || d->buf[d->pos] != 0xd8 || d->buf[d->pos + 1] != 0x18) return 0;
+    d->pos += 2;
+    Py_ssize_t inner = d->pos;
+    int major;
+    uint64_t arg;
+    int r = read_head(d, &major, &arg);
+    if (r < 0) return -1;
+    if (r == 1 || major != 2)
+        return fail(d, inner, "malformed CBOR: an envelope (tag 24) not on a byte string");
+    Py_ssize_t len = 0;
+    if (take_length(d, inner, arg, &len) < 0) return -1;
+    d->pos += len;
+    return 1;
+}
+
 static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64_t count) {
     Out *o = &d->out;
     if (++d->depth > MAX_DEPTH) return fail(d, head, "malformed CBOR: nested deeper than %d", MAX_DEPTH);
@@ -410,6 +453,13 @@ static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64
         return fail(d, head, "truncated CBOR: the %s declares %llu items, %zd bytes are left",
                     is_map ? "map" : "array", (unsigned long long)count, d->size - d->pos);
     int top = is_map && d->depth == 1;
+    /* lean answer: 1 in a node map, 2 in a map directly inside a node */
+    int lean = 0;
+    if (is_map && d->lean_depth) {
+        if (d->depth == d->lean_depth + 2) lean = 1;
+        else if (d->depth == d->lean_depth + 3) lean = 2;
+    }
+    Py_ssize_t written = 0;
     for (uint64_t n = 0;; n++) {
         if (indefinite) {
             if (d->pos >= d->size) return TRUNCATED(d, head);
@@ -420,16 +470,40 @@ static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64
         } else if (n == count) {
             break;
         }
-        if (n) {
+        Py_ssize_t mark = o->len;
+        if (written) {
             RESERVE(o, 1);
             o->data[o->len++] = ',';
         }
+        written++;
         if (is_map) {
             const uint8_t *name = NULL;
             Py_ssize_t name_len = 0;
             if (key(d, &name, &name_len) < 0) return -1;
             RESERVE(o, 1);
             o->data[o->len++] = ':';
+            if (lean && name != NULL && lean_drops(lean, name, name_len)) {
+                int skipped = skip_enveloped(d);
+                if (skipped < 0 || (skipped == 0 && item(d) < 0)) return -1;
+                o->len = mark; /* the entry never happened */
+                written--;
+                continue;
+            }
+            if (top && name != NULL && name_len == 6 && memcmp(name, "result", 6) == 0 &&
+                d->lean != NULL && d->have_id && PySet_GET_SIZE(d->lean) > 0) {
+                PyObject *id = PyLong_FromLongLong(d->call_id);
+                if (id == NULL) return -1;
+                int found = PySet_Discard(d->lean, id);
+                Py_DECREF(id);
+                if (found < 0) return -1;
+                if (found) {
+                    d->lean_depth = d->depth + 1;
+                    int rc = item(d);
+                    d->lean_depth = 0;
+                    if (rc < 0) return -1;
+                    continue;
+                }
+            }
             if (top && name != NULL && name_len == 2 && name[0] == 'i' && name[1] == 'd' && d->pos < d->size) {
                 /* remember the call id, to fail that call if the rest is bad */
                 uint8_t b = d->buf[d->pos];
@@ -546,11 +620,21 @@ static int item(Dec *d) {
     return fail(d, head, "malformed CBOR: indefinite length on major type %d", major);
 }
 
-static PyObject *to_json(PyObject *self, PyObject *arg) {
+static PyObject *to_json(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "to_json(data, lean=None) takes 1 or 2 arguments");
+        return NULL;
+    }
+    PyObject *lean = nargs == 2 && args[1] != Py_None ? args[1] : NULL;
+    if (lean != NULL && !PySet_Check(lean)) {
+        PyErr_SetString(PyExc_TypeError, "to_json: lean must be a set of call ids or None");
+        return NULL;
+    }
     Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
-    Dec d = {.buf = view.buf, .size = view.len, .pos = 0, .depth = 0, .have_id = 0, .call_id = 0};
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
+    Dec d = {.buf = view.buf, .size = view.len, .pos = 0, .depth = 0, .have_id = 0, .call_id = 0,
+             .lean = lean, .lean_depth = 0};
     PyObject *result = NULL;
     if (out_init(&d.out, view.len + view.len / 8 + 64) == 0) {
         if (view.len == 0) {
@@ -780,7 +864,8 @@ static PyObject *set_default(PyObject *self, PyObject *hook) {
 }
 
 static PyMethodDef methods[] = {
-    {"to_json", to_json, METH_O, "Transcode one CBOR message into compact JSON bytes."},
+    {"to_json", (PyCFunction)(void (*)(void))to_json, METH_FASTCALL,
+     "to_json(data, lean=None) -> one CBOR message as compact JSON bytes."},
     {"encode_call", (PyCFunction)(void (*)(void))encode_call, METH_FASTCALL,
      "encode_call(call_id, method, params, session_id) -> Chrome's enveloped CBOR of a call."},
     {"encode", encode, METH_O, "Encode a value as Chrome's enveloped CBOR."},

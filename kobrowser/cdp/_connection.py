@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
     from ._transport import Transport
 
-__all__ = ["Connection"]
+__all__ = ["Connection", "LeanAXDecode"]
 
 _log = logging.getLogger("kobrowser.cdp")
 
@@ -57,6 +57,28 @@ Decode = Callable[[msgspec.Raw], Any]
 """Turns a call's raw result into what :meth:`Connection.call_many` returns for it."""
 BatchCall = tuple[CDPSession, str, "dict[str, Any] | None", "Decode | None"]
 """One call of :meth:`Connection.call_many`: session, method, params, decoder."""
+
+
+class LeanAXDecode:
+    """A :meth:`Connection.call_many` decoder of an ``Accessibility.getFullAXTree``
+    result that reads only the fields :mod:`kobrowser.snapshot`'s AX structs declare.
+
+    Marks the call so that a transport that can (the CBOR pipe, see
+    ``to_json`` in ``_cbor.c``) hands it a lean result: each node without
+    the keys those structs skip anyway (``sources``, ``chromeRole``,
+    ``parentId`` ...), so there is less JSON to write and to skip. Decoded
+    with those structs, a lean result and a whole one are equal; on other
+    transports the decoder simply gets the whole result.
+    """
+
+    __slots__ = ("decode",)
+
+    def __init__(self, decode: Decode) -> None:
+        self.decode = decode
+
+    def __call__(self, raw: msgspec.Raw) -> Any:
+        return self.decode(raw)
+
 
 _LIFECYCLE = frozenset(
     {
@@ -186,6 +208,9 @@ class Connection:
         self._encode_call: Callable[[int, str, dict[str, Any] | None, str | None], bytes] = getattr(
             transport, "encode_call", encode_call
         )
+        # Ids of the calls whose answers the transport should make lean
+        # (LeanAXDecode), when it can; it takes an id out once answered.
+        self._lean_ids: set[int] | None = getattr(transport, "lean_ids", None)
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -346,6 +371,8 @@ class Connection:
         results: list[Any] = []
         ids: list[int] = []
         pending = self._pending
+        lean_ids = self._lean_ids
+        leaned = False
         timer: asyncio.TimerHandle | None = None
         try:
             if loop is not None:
@@ -362,6 +389,9 @@ class Connection:
                     batch.left += 1
                     pending[call_id] = call
                     ids.append(call_id)
+                    if lean_ids is not None and decoder.__class__ is LeanAXDecode:
+                        lean_ids.add(call_id)
+                        leaned = True
                     await self._transport.send(
                         self._encode_call(call_id, method, params, session.id)
                     )
@@ -379,6 +409,9 @@ class Connection:
                 timer.cancel()
             for call_id in ids:
                 pending.pop(call_id, None)
+            if leaned:
+                assert lean_ids is not None
+                lean_ids.difference_update(ids)  # calls never answered
         for call in batch.calls:
             results.append(call.error if call.error is not None else call.result)
         return results

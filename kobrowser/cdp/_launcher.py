@@ -284,7 +284,7 @@ class ChromeProcess:
             try:
                 return await open_transport(ws_url, timeout=timeout)
             except BaseException:
-                await self.aclose()
+                await self.aclose(grace=0)  # never connected: no close to wait for
                 raise
         reply_read, cmd_write = await self._spawn()
         transport = PipeTransport(reply_read, cmd_write, cbor=self.transport_kind == "pipe-cbor")
@@ -309,11 +309,11 @@ class ChromeProcess:
                     task_group.cancel_scope.deadline = anyio.current_time() + 2
         except BaseException:
             await transport.aclose()
-            await self.aclose()
+            await self.aclose(grace=0)  # never connected: no close to wait for
             raise
         if failure is not None:
             await transport.aclose()
-            await self.aclose()
+            await self.aclose(grace=0)  # never connected: no close to wait for
             raise LaunchError(failure, stderr_tail=self.stderr_tail)
         return transport
 
@@ -341,7 +341,7 @@ class ChromeProcess:
         except BaseException as exc:
             for fd in fds:
                 os.close(fd)
-            await self.aclose()
+            await self.aclose(grace=0)  # never connected: no close to wait for
             if isinstance(exc, OSError):
                 raise LaunchError(f"could not start {self.executable}: {exc}") from exc
             raise
@@ -382,13 +382,13 @@ class ChromeProcess:
                         return match.group(1)
         except TimeoutError:
             tail = self.stderr_tail
-            await self.aclose()
+            await self.aclose(grace=0)  # never connected: no close to wait for
             raise LaunchError(
                 f"Chrome ({self.executable}) printed no DevTools endpoint within {timeout:g} s",
                 stderr_tail=tail,
             ) from None
         except BaseException:
-            await self.aclose()
+            await self.aclose(grace=0)  # never connected: no close to wait for
             raise
 
     async def _read_line(self) -> str | None:

@@ -78,6 +78,9 @@ class _Framer:
     def __init__(self, fd: int, codec: Any, max_message: int) -> None:
         self.fd = fd
         self.codec = codec  # None: NUL-separated JSON
+        # CBOR: ids of the calls whose answers are transcoded lean (the codec
+        # takes an id out as its answer goes by; see Connection.call_many).
+        self.lean_ids: set[int] = set()
         self.max_message = max_message
         self.buf = bytearray(_CHUNK)
         self.start = 0  # first unconsumed byte of buf
@@ -200,7 +203,7 @@ class _Framer:
             self.messages.append(bytes(data))
             return
         try:
-            self.messages.append(self.codec.to_json(data))
+            self.messages.append(self.codec.to_json(data, self.lean_ids))
         except self.codec.CBORError as exc:
             where = "" if offset is None else f" (message at stream offset {offset})"
             if exc.call_id is None:
@@ -240,6 +243,8 @@ class PipeTransport:
 
                     fcntl.fcntl(fd, _F_SETPIPE_SZ, _CHUNK)
         self._framer = _Framer(read_fd, codec, max_message)
+        # Ids of calls answered lean (kobrowser.cdp.LeanAXDecode); CBOR only.
+        self.lean_ids: set[int] | None = self._framer.lean_ids if codec is not None else None
         self._encode = codec.encode_call if codec is not None else _json_call
         self._closed = False
         self._writers = 0  # senders in the slow path: later ones must queue behind them

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 import kobrowser
+from kobrowser.actions import normalize_url
 from kobrowser.snapshot._find import numbered_lines
 
 if TYPE_CHECKING:
@@ -161,16 +162,6 @@ async def _url(tab: Tab) -> str:
 
 async def _page(tab: Tab) -> dict[str, Any]:
     return {"url": await _url(tab), "title": await tab.title()}
-
-
-def normalize_url(url: str) -> str:
-    """``example.com`` -> ``https://example.com``; ``localhost:8000`` -> ``http://...``."""
-    if "://" in url or url.split(":", 1)[0] in {"about", "data", "file", "javascript", "blob"}:
-        return url
-    host = url.split("/", 1)[0].split(":", 1)[0]
-    if host in {"localhost", "127.0.0.1", "[::1]"} or host.endswith(".localhost"):
-        return "http://" + url
-    return "https://" + url
 
 
 def _page_text(page: dict[str, Any]) -> str:

@@ -161,20 +161,16 @@ class Daemon:
         return 0
 
     async def first_tab(self, browser: kobrowser.Browser) -> None:
-        """Use the tab Chrome starts with (launched), or open one (--cdp)."""
-        tab: kobrowser.Tab | None = None
-        wait_for_tab = getattr(browser, "wait_for_tab", None)
-        if not self.cdp and callable(wait_for_tab):
-            if browser.tabs:
-                tab = browser.tabs[0]
-            else:
-                with contextlib.suppress(kobrowser.KoBrowserError, TimeoutError):
-                    tab = await wait_for_tab(timeout=5)
-        if tab is None:  # with --cdp, never take over a tab of the user's
-            tab = await browser.new_tab()
-        switch_to = getattr(browser, "switch_to", None)
-        if callable(switch_to):
-            await switch_to(tab)
+        """Use a tab the launched Chrome already tracks, else open one at once.
+
+        A launched Chrome's blank start-up tab is not one of ``browser.tabs``
+        (the library leaves it alone), so there is nothing to wait for
+        (waiting for it cost every start 5 s). With --cdp a tab of the
+        user's is never taken over.
+        """
+        tabs = [] if self.cdp else browser.tabs
+        tab = tabs[0] if tabs else await browser.new_tab()
+        await browser.switch_to(tab)
 
     def signal_ready(self, message: dict[str, Any]) -> None:
         if self.ready_fd is None:

@@ -18,7 +18,6 @@ __all__ = [
     "error_message",
     "failure",
     "json_text",
-    "normalize_url",
     "page_block",
     "success",
 ]
@@ -81,16 +80,3 @@ def error_message(exc: BaseException) -> str:
     elif isinstance(exc, FileNotFoundError):
         message = f"no such file: {exc.filename}" if exc.filename else message
     return message
-
-
-def normalize_url(url: str) -> str:
-    """``example.com`` -> ``https://example.com``; ``localhost:8000`` -> ``http://...``."""
-    url = url.strip()
-    if "://" in url or url.split(":", 1)[0] in {"about", "data", "file", "javascript", "blob"}:
-        return url
-    authority = url.split("/", 1)[0]
-    host = authority.split("]", 1)[0] + "]" if authority.startswith("[") else authority
-    host = host.split(":", 1)[0] if not host.startswith("[") else host
-    if host in {"localhost", "127.0.0.1", "[::1]"} or host.endswith(".localhost"):
-        return "http://" + url
-    return "https://" + url

@@ -18,9 +18,9 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 import kobrowser
-from kobrowser.actions import execute
+from kobrowser.actions import execute, normalize_url
 
-from ._replies import element_line, json_text, normalize_url, page_block
+from ._replies import element_line, json_text, page_block
 from ._runner import BatchFailed, SnapshotMode, ToolRunner
 from ._safety import RefusedError, upload_files
 

@@ -22,6 +22,7 @@ import sys
 import time
 from typing import IO, TYPE_CHECKING, Any
 
+from .._validate import LOAD_STATES
 from ..cli._argtypes import seconds, whole
 
 if TYPE_CHECKING:
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 PROG = "ko-browser scrape"
-_LOAD_STATES = ("commit", "domcontentloaded", "load", "networkidle")
 # Options of `ko-browser` that take a value (they may come before the command word).
 _VALUED_GLOBALS = frozenset({"--session", "--timeout", "--executable-path", "--cdp"})
 
@@ -112,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N|none",
         help="cut names and texts at N characters; none: whole (default 80)",
     )
-    parser.add_argument("--wait-until", choices=_LOAD_STATES, default="load")
+    parser.add_argument("--wait-until", choices=LOAD_STATES, default="load")
     parser.add_argument(
         "--timeout", type=seconds, default=30.0, metavar="SECONDS", help="per page (default 30)"
     )

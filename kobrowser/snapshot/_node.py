@@ -12,7 +12,7 @@ import msgspec
 __all__ = ["Node"]
 
 
-class Node(msgspec.Struct):
+class Node(msgspec.Struct, gc=False):
     """One printed element of the snapshot.
 
     Attributes:
@@ -23,6 +23,12 @@ class Node(msgspec.Struct):
         frame_id: Frame the element lives in.
         backend_node_id: Its DOM ``backendNodeId`` (``None`` if Chrome gave none).
         children: Printed children, in document order.
+
+    Declared ``gc=False`` (see ``_ax``): a node holds only strings, numbers
+    and its children list, so it cannot take part in a reference cycle
+    unless a node is put inside its own subtree; untracked, the tens of
+    thousands a large page builds are not walked by the cyclic garbage
+    collector (its children lists still are).
     """
 
     role: str

@@ -20,8 +20,8 @@ import anyio.lowlevel
 import msgspec
 import pytest
 
-from kobrowser import ConnectionClosedError, ProtocolError
-from kobrowser.cdp import Connection, PipeTransport, cbor_codec
+from kobrowser import CDPTimeoutError, ConnectionClosedError, ProtocolError
+from kobrowser.cdp import Connection, LeanAXDecode, PipeTransport, cbor_codec
 
 from ._cbor_ref import chrome_encode
 
@@ -330,3 +330,56 @@ async def test_close_is_eof_for_chrome(mode: str) -> None:
             await chrome.transport.send(b"{}")
     finally:
         chrome.close()
+
+
+async def test_lean_ax_answers_on_the_cbor_pipe_only(mode: str) -> None:
+    node = {
+        "nodeId": "1",
+        "role": {"type": "role", "value": "button"},
+        "chromeRole": {"type": "internalRole", "value": 9},
+        "name": {"type": "computedString", "value": "Go", "sources": [{"type": "contents"}]},
+        "parentId": "0",
+    }
+    async with chrome_and_connection(mode) as (chrome, conn):
+        got: list[bytes] = []
+        results: list[Any] = []
+
+        def keep(raw: msgspec.Raw) -> str:
+            got.append(bytes(raw))
+            return "lean"
+
+        async def batch() -> None:
+            lean = LeanAXDecode(keep)
+            results.extend(
+                await conn.call_many(
+                    [
+                        (conn.root, "Accessibility.getFullAXTree", None, lean),
+                        (conn.root, "Accessibility.getFullAXTree", None, bytes),
+                        (conn.root, "Accessibility.getFullAXTree", None, lean),
+                    ],
+                    timeout=2,
+                )
+            )
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(batch)
+            with anyio.fail_after(SOON):
+                ids = [(await chrome.next_command())[0]["id"] for _ in range(3)]
+                if mode == "cbor":
+                    assert chrome.transport.lean_ids == {ids[0], ids[2]}
+                for call_id in ids[:2]:
+                    await chrome.send({"id": call_id, "result": {"nodes": [node]}})
+                # The third is never answered: the batch times out.
+        lean_json = got[0]
+        whole = results[1]
+        assert isinstance(results[2], CDPTimeoutError)
+        assert b'"sources"' in whole and b'"chromeRole"' in whole and b'"parentId"' in whole
+        if mode == "cbor":
+            assert lean_json == (
+                b'{"nodes":[{"nodeId":"1","role":{"type":"role","value":"button"},'
+                b'"name":{"type":"computedString","value":"Go"}}]}'
+            )
+        else:
+            assert lean_json == whole
+        if mode == "cbor":
+            assert chrome.transport.lean_ids == set()  # the unanswered call's id too

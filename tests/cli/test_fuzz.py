@@ -174,7 +174,10 @@ def test_generated_command_lines_against_a_live_session(
     print("exit statuses:", counts)
     # Every kind of outcome was seen: the fuzz did reach the browser.
     assert counts[0] and counts[1] and counts[2], counts
-    status = main(["--session", SESSION, "get", "url"])
+    # The session still answers (the fuzz may have closed every tab: open one).
+    status = main(["--session", SESSION, "tab", "new", live.url])
     assert status == 0, capsys.readouterr().err
+    assert main(["--session", SESSION, "get", "url"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == live.url
     log = live.runtime.path(SESSION, "log").read_text(errors="replace")
     assert "internal error" not in log and "Traceback" not in log, log[-3000:]

@@ -150,8 +150,14 @@ def test_parse_action_wants_exactly_one() -> None:
 
 
 def test_actions_validate_their_fields() -> None:
-    with pytest.raises(ValueError, match="ids start at 1"):
+    with pytest.raises(ValueError, match=r"^id: got 0; expected an element id .* >= 1$"):
         A.Click(0)
+    with pytest.raises(ValueError, match=r"^amount: got -5; expected a whole number of pixels"):
+        A.Scroll("down", -5)
+    with pytest.raises(ValueError, match=r"^ms: got True; expected a whole number of milliseconds"):
+        A.Wait(True)
+    with pytest.raises(ValueError, match=r"^tab index: got 0; expected a whole number >= 1$"):
+        A.SwitchTab(0)
     with pytest.raises(kobrowser.InvalidArgumentError):
         A.Fill(3, 5)  # type: ignore[arg-type]
     with pytest.raises(ValueError):

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from kobrowser import Element
-from kobrowser.mcp._replies import element_line, normalize_url
+from kobrowser.actions import normalize_url
+from kobrowser.mcp._replies import element_line
 from kobrowser.mcp._safety import LocalClientsOnly, RefusedError, is_loopback, upload_files
 
 pytestmark = pytest.mark.anyio
@@ -137,6 +138,10 @@ async def test_local_clients_only() -> None:
         ("about:blank", "about:blank"),
         ("data:text/html,hi", "data:text/html,hi"),
         ("  example.com ", "https://example.com"),
+        ("ABOUT:blank", "ABOUT:blank"),
+        ("chrome://version", "chrome://version"),
+        ("[::1]", "http://[::1]"),
+        ("[2001:db8::1]:443/x", "https://[2001:db8::1]:443/x"),
     ],
 )
 def test_normalize_url(url: str, normal: str) -> None:
