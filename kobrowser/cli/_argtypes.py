@@ -16,14 +16,28 @@ loads it.
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import os
+
+from ._protocol import valid_session_name
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-__all__ = ["element_id", "number", "seconds", "whole"]
+__all__ = [
+    "element_id",
+    "existing_file",
+    "header",
+    "json_headers",
+    "number",
+    "on_off",
+    "seconds",
+    "session_name",
+    "whole",
+]
 
 
 def _refused(rule: str, text: str, *args: Any, **kwargs: Any) -> argparse.ArgumentTypeError:
@@ -35,6 +49,13 @@ def _refused(rule: str, text: str, *args: Any, **kwargs: Any) -> argparse.Argume
     except ValueError as exc:  # InvalidArgumentError
         return argparse.ArgumentTypeError(str(exc))
     raise AssertionError(f"_validate.{rule} accepted the text {text!r}")  # pragma: no cover
+
+
+def _expected(text: str, accepted: str) -> argparse.ArgumentTypeError:
+    """``got <text>; expected <accepted>``: the library's wording of a value it refuses."""
+    from .. import _validate
+
+    return argparse.ArgumentTypeError(str(_validate.fail("", text, accepted)))
 
 
 def _int(text: str) -> int | None:
@@ -100,3 +121,47 @@ def element_id(text: str) -> int:
     if value is not None and value >= 1:
         return value
     raise _refused("element_id", text)
+
+
+def session_name(text: str) -> str:
+    """A session's name: up to 64 letters, digits, '_', '.' or '-'."""
+    if valid_session_name(text):
+        return text
+    raise _expected(text, "a session name: letters, digits, '_', '.', '-' (up to 64)")
+
+
+def existing_file(text: str) -> str:
+    """A file that exists, as an absolute path (the daemon runs elsewhere)."""
+    path = os.path.abspath(text)
+    if os.path.isfile(path):
+        return path
+    raise argparse.ArgumentTypeError(f"no such file: {text!r}")
+
+
+def header(text: str) -> str:
+    """One header, ``NAME:VALUE``."""
+    name, sep, _value = text.partition(":")
+    if sep and name.strip():
+        return text
+    raise _expected(text, "a header NAME:VALUE, e.g. 'X-Token: abc'")
+
+
+def on_off(text: str) -> bool:
+    """on/off (also true/false, 1/0, yes/no)."""
+    word = text.lower()
+    if word in ("on", "true", "1", "yes"):
+        return True
+    if word in ("off", "false", "0", "no"):
+        return False
+    raise _expected(text, "on or off")
+
+
+def json_headers(text: str) -> dict[str, str]:
+    """Headers as a JSON object of strings."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if isinstance(value, dict) and all(isinstance(v, str) for v in value.values()):
+        return value
+    raise _expected(text, 'a JSON object of strings, e.g. \'{"X-Token": "abc"}\'')

@@ -8,10 +8,10 @@ from __future__ import annotations
 import argparse
 import os
 
-from ._argtypes import element_id, number, seconds, whole
+from ._argtypes import element_id, number, seconds, session_name, whole
 from ._parser_network import network_commands
 from ._parser_state import DEFAULT_SUBCOMMAND, state_commands
-from ._protocol import DEFAULT_SESSION, valid_session_name
+from ._protocol import DEFAULT_SESSION
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
 if TYPE_CHECKING:
@@ -54,14 +54,6 @@ foreground, without a session (see `ko-browser scrape --help`).
 """
 
 
-def _session_name(text: str) -> str:
-    if not valid_session_name(text):
-        raise argparse.ArgumentTypeError(
-            f"invalid session name {text!r}: letters, digits, '_', '.', '-' (up to 64)"
-        )
-    return text
-
-
 def _add_globals(parser: argparse.ArgumentParser, *, top: bool) -> None:
     """Global options; on subcommands they default to SUPPRESS so they never
     overwrite a value given before the subcommand."""
@@ -72,7 +64,7 @@ def _add_globals(parser: argparse.ArgumentParser, *, top: bool) -> None:
     group = parser.add_argument_group("global options")
     group.add_argument(
         "--session",
-        type=_session_name,
+        type=session_name,
         default=default(os.environ.get("KOBROWSER_SESSION") or DEFAULT_SESSION),
         metavar="NAME",
         help="session to use: each has its own daemon and Chrome "

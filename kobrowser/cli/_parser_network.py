@@ -6,9 +6,8 @@
 from __future__ import annotations
 
 import argparse
-import os
 
-from ._argtypes import whole
+from ._argtypes import existing_file, header, whole
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
 if TYPE_CHECKING:
@@ -18,20 +17,6 @@ if TYPE_CHECKING:
     Group = Callable[[list[tuple[str, str, Define | None]], str, str], Define]
 
 __all__ = ["network_commands"]
-
-
-def _file(text: str) -> str:
-    path = os.path.abspath(text)  # the daemon runs elsewhere: send it an absolute path
-    if not os.path.isfile(path):
-        raise argparse.ArgumentTypeError(f"no such file: {text!r}")
-    return path
-
-
-def _header(text: str) -> str:
-    name, sep, _value = text.partition(":")
-    if not sep or not name.strip():
-        raise argparse.ArgumentTypeError(f"a header is NAME:VALUE, not {text!r}")
-    return text
 
 
 def _pattern(sub: argparse.ArgumentParser, required: bool = True) -> None:
@@ -49,13 +34,15 @@ def _route(sub: argparse.ArgumentParser) -> None:
         help="fail the requests (REASON: failed, aborted, blockedbyclient, timedout,"
         " connectionrefused, ...)",
     )  # fmt: skip
-    sub.add_argument("--body", type=_file, default=None, metavar="FILE", help="answer with FILE")
+    sub.add_argument(
+        "--body", type=existing_file, default=None, metavar="FILE", help="answer with FILE"
+    )
     sub.add_argument(
         "--status", type=whole(100, 599), default=None, metavar="N", help="answer status"
     )
     sub.add_argument("--content-type", default=None, metavar="TYPE", help="of the answer")
     sub.add_argument(
-        "--header", type=_header, action="append", default=None, metavar="NAME:VALUE",
+        "--header", type=header, action="append", default=None, metavar="NAME:VALUE",
         help="an answer header (repeatable)",
     )  # fmt: skip
 

@@ -6,9 +6,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 
-from ._argtypes import number, whole
+from ._argtypes import json_headers, number, on_off, whole
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
 if TYPE_CHECKING:
@@ -24,27 +23,6 @@ DEFAULT_SUBCOMMAND = {"cookies": "cookies.get"}
 
 SAME_SITE = ("Strict", "Lax", "None")
 COLOR_SCHEMES = ("light", "dark", "no-preference")
-
-
-def _on_off(text: str) -> bool:
-    word = text.lower()
-    if word in ("on", "true", "1", "yes"):
-        return True
-    if word in ("off", "false", "0", "no"):
-        return False
-    raise argparse.ArgumentTypeError(f"on or off, not {text!r}")
-
-
-def _headers(text: str) -> dict[str, str]:
-    try:
-        value = json.loads(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f'not JSON: {text!r} (e.g. \'{{"X-Token": "abc"}}\')'
-        ) from None
-    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        raise argparse.ArgumentTypeError('give a JSON object of strings, e.g. {"X-Token": "abc"}')
-    return value
 
 
 def _cookies_get(sub: argparse.ArgumentParser) -> None:
@@ -94,12 +72,12 @@ def _device(sub: argparse.ArgumentParser) -> None:
 
 
 def _offline(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("state", type=_on_off, metavar="on|off")
+    sub.add_argument("state", type=on_off, metavar="on|off")
 
 
 def _headers_arg(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
-        "headers", type=_headers, metavar="JSON",
+        "headers", type=json_headers, metavar="JSON",
         help='headers for every request, e.g. \'{"X-Token": "abc"}\' ({} to stop)',
     )  # fmt: skip
 

@@ -66,6 +66,11 @@ def test_a_type_gives_what_the_rule_accepts_or_the_rules_message(
         (types.number(0.1, 2.0), "0.1", 0.1),
         (types.seconds, "0.5", 0.5),
         (types.element_id, "7", 7),
+        (types.on_off, "YES", True),
+        (types.on_off, "0", False),
+        (types.header, "X-A: b", "X-A: b"),
+        (types.json_headers, '{"X-A": "b"}', {"X-A": "b"}),
+        (types.session_name, "work-2", "work-2"),
     ],
 )
 def test_good_texts(convert: Callable[[str], Any], text: str, value: Any) -> None:
@@ -103,6 +108,21 @@ def test_good_texts(convert: Callable[[str], Any], text: str, value: Any) -> Non
             "argument --status: got '99'; expected a whole number from 100 to 599",
         ),
         (["set", "viewport", "0", "600"], "argument WIDTH: got '0'; expected a whole number >= 1"),
+        (
+            ["--session", "../evil", "get", "url"],
+            "argument --session: got '../evil'; expected a session name: letters, digits, "
+            "'_', '.', '-' (up to 64)",
+        ),
+        (["set", "offline", "maybe"], "argument on|off: got 'maybe'; expected on or off"),
+        (
+            ["set", "headers", "[1]"],
+            "argument JSON: got '[1]'; expected a JSON object of strings, e.g. "
+            '\'{"X-Token": "abc"}\'',
+        ),
+        (
+            ["network", "route", "**", "--header", "nocolon"],
+            "argument --header: got 'nocolon'; expected a header NAME:VALUE, e.g. 'X-Token: abc'",
+        ),
     ],
 )
 def test_the_parser_says_the_rules_message(
@@ -134,6 +154,8 @@ sys.modules["kobrowser"] = pkg  # skip the library's own __init__
 from kobrowser.cli._parser import parse
 parse(["--timeout", "5", "--idle-timeout", "9", "snapshot", "-d", "2", "--text-limit", "none"])
 parse(["click", "3"]); parse(["pdf", "a.pdf", "--scale", "0.5"]); parse(["set", "geo", "1", "2"])
+parse(["--session", "w1", "set", "offline", "on"]); parse(["set", "headers", '{{"a": "b"}}'])
+parse(["network", "route", "**", "--status", "200", "--header", "a: b"])
 print("kobrowser._validate" in sys.modules)
 try:
     parse(["click", "0"])
