@@ -26,7 +26,7 @@ import msgspec
 
 from .._exceptions import InvalidSelectorError, KoBrowserError, SnapshotTooLargeError
 from ..cdp import LeanAXDecode
-from ..snapshot._ax import AXNode, decode_ax_tree
+from ..snapshot._ax import AXNode, decode_snapshot_nodes
 from ..snapshot._tree import FrameAX, prebuild_frame
 
 if TYPE_CHECKING:
@@ -147,14 +147,14 @@ def _owner(raw: msgspec.Raw) -> int:
 
 
 def _ax_nodes(raw: msgspec.Raw) -> list[AXNode]:
-    return decode_ax_tree(raw).nodes
+    return decode_snapshot_nodes(raw)
 
 
 def _ax_frame(
     frame_id: str, session: CDPSession, clickable: ClickableMaps | None, raw: msgspec.Raw
 ) -> FrameAX:
     found = clickable.get(session) if clickable is not None else None
-    return prebuild_frame(frame_id, decode_ax_tree(raw).nodes, found)
+    return prebuild_frame(frame_id, decode_snapshot_nodes(raw), found)
 
 
 def _child_ax(session: CDPSession, frame_id: str, clickable: ClickableMaps | None) -> BatchCall:

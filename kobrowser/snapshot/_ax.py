@@ -16,7 +16,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -27,6 +27,7 @@ __all__ = [
     "AXTree",
     "AXValue",
     "decode_ax_tree",
+    "decode_snapshot_nodes",
     "gc_paused",
 ]
 
@@ -100,3 +101,42 @@ def decode_ax_tree(data: bytes | bytearray | memoryview | str) -> AXTree:
     """
     with gc_paused():
         return AX_TREE_DECODER.decode(data)
+
+
+class _WalkAXNode(AXNode, gc=False):
+    """An :class:`AXNode` whose ``properties`` and ``childIds`` are tuples.
+
+    What the snapshot's fetch decodes (:func:`decode_snapshot_nodes`): the
+    walk only reads these two fields, and tuples cost less than lists to
+    decode and to keep. A node with no children or no properties shares
+    the empty tuple instead of holding a list of its own, and a tuple of
+    strings or of untracked structs leaves the cyclic garbage collector's
+    care at its first pass, where tens of thousands of lists would be
+    walked again at every collection while they live.
+    """
+
+    properties: tuple[AXProperty, ...] = ()  # type: ignore[assignment]
+    childIds: tuple[str, ...] = ()  # type: ignore[assignment]
+
+
+class _WalkAXTree(msgspec.Struct, gc=False):
+    nodes: list[_WalkAXNode]
+
+
+_WALK_DECODER: msgspec.json.Decoder[_WalkAXTree] = msgspec.json.Decoder(_WalkAXTree)
+
+
+def decode_snapshot_nodes(data: bytes | bytearray | memoryview | str) -> list[AXNode]:
+    """The nodes of a JSON ``getFullAXTree`` result, for the snapshot walk only.
+
+    Like ``decode_ax_tree(data).nodes``, with the garbage collector paused,
+    but each node's ``properties`` and ``childIds`` are tuples (see
+    ``_WalkAXNode``): read them, never change them. Not for the AX mirror or
+    anything that compares nodes with other decoded nodes.
+
+    Raises:
+        msgspec.ValidationError: The JSON does not have the expected shape.
+        msgspec.DecodeError: The data is not JSON.
+    """
+    with gc_paused():
+        return cast("list[AXNode]", _WALK_DECODER.decode(data).nodes)

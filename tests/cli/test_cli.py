@@ -498,11 +498,13 @@ def test_client_timeout_does_not_resend(ko: Ko) -> None:
     daemon = ko.status("default")["pid"]
     os.kill(daemon, signal.SIGSTOP)  # the daemon cannot answer in time
     try:
-        result = ko("eval", "++window.count", "--timeout", "1")
+        # The client gives up after the 1 s deadline plus a 1 s grace (default 15 s).
+        result = ko("eval", "++window.count", "--timeout", "1", env={"KOBROWSER_ANSWER_GRACE": "1"})
     finally:
         os.kill(daemon, signal.SIGCONT)
     assert result.returncode == 1
     assert "not repeated" in one_line_error(result)
+    assert "within 2 s" in one_line_error(result)
     # The daemon ran the request once when it woke up; nobody sent it again.
     ko.ok("wait", "--fn", "window.count >= 1")
     assert ko.ok("eval", "window.count") == "1\n"

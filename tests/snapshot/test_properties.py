@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 import msgspec
+from _examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -30,6 +31,7 @@ from kobrowser.snapshot import (
     parse_snapshot,
     prebuild_frame,
 )
+from kobrowser.snapshot._ax import decode_snapshot_nodes
 
 from ._ax_builders import MISSING, FrameSpec, Spec, frame
 from ._helpers import walk
@@ -264,7 +266,7 @@ def _check_node_invariants(node: Node) -> None:
 # clickable maps; the code under test is under a tenth), ~35 ms of CPU each.
 # 400 took 15 s of CPU, over the 120 s pytest timeout on a loaded 2-core CI
 # box; each example already holds up to ~240 nodes in every mode.
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     children=st.lists(TREES, max_size=6),
     title=st.none() | RAW_TEXT,
@@ -331,7 +333,7 @@ def test_random_trees_follow_the_format(
         assert nodes == [n for _, n in walk(full)]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(children=st.lists(TREES, max_size=5))
 def test_json_decode_gives_the_same_snapshot(children: list[Spec]) -> None:
     top = frame(*children)
@@ -342,7 +344,39 @@ def test_json_decode_gives_the_same_snapshot(children: list[Spec]) -> None:
     )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(children=st.lists(TREES, max_size=5), data=st.data())
+def test_the_walks_decoder_gives_the_same_snapshot(
+    children: list[Spec], data: st.DataObject
+) -> None:
+    # decode_snapshot_nodes (tuples for childIds and properties, what the
+    # tab's fetch uses) against the public AXNode (lists), every frame
+    # decoded, with clickable maps, in every mode.
+    top = frame(*children)
+    _draw_clickable(top, data)
+
+    def redecode(one: FrameAX, decode: Any) -> FrameAX:
+        nodes = decode(msgspec.json.encode(AXTree(one.nodes)))
+        children = {
+            owner: None if child is None else redecode(child, decode)
+            for owner, child in one.children.items()
+        }
+        return FrameAX(one.frame_id, nodes, children, clickable=one.clickable)
+
+    public = redecode(top, lambda raw: AX_TREE_DECODER.decode(raw).nodes)
+    walked = redecode(top, decode_snapshot_nodes)
+    assert all(
+        isinstance(node.childIds, tuple) and isinstance(node.properties, tuple)
+        for one in _walk_frames(walked)
+        for node in one.nodes
+    )
+    modes: dict[str, Any] = data.draw(MODES)
+    assert format_snapshot(filter_tree(build_tree(walked), **modes), title=None) == format_snapshot(
+        filter_tree(build_tree(public), **modes), title=None
+    )
+
+
+@settings(max_examples=examples(100), deadline=None)
 @given(children=st.lists(TREES, max_size=5), data=st.data())
 def test_scope_output_is_part_of_full_output(children: list[Spec], data: st.DataObject) -> None:
     top = frame(*children)
@@ -377,7 +411,7 @@ def _prebuilt(frame: FrameAX) -> FrameAX:
     return again
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(children=st.lists(TREES, max_size=6), data=st.data())
 def test_prebuilt_frames_give_the_same_snapshot(children: list[Spec], data: st.DataObject) -> None:
     # Frames built ahead of time (as the fetch does when a frame's AX tree
