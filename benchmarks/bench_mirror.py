@@ -170,6 +170,7 @@ async def run_all(rows: int, steps: int) -> dict[str, Any]:
                         )
                     result["loops"][label] = times
                 result["stats"] = dict(mirror.stats)
+                result["clickwatch"] = dict(mirror_tab._snapshotter.clickwatch.stats)  # type: ignore[attr-defined]
             finally:
                 await pw.close()
     finally:
@@ -211,6 +212,9 @@ def table(r: dict[str, Any]) -> str:
         f"- Background crawl: {ms(r['crawl'])}; an `evaluate` meanwhile: "
         f"{ms(median)} median, {ms(worst)} worst.",
         f"- Mirror stats: {r['stats']}.",
+        "- Clickable map of the mirrored tab (kobrowser/_tab/_clickwatch.py): "
+        f"{r.get('clickwatch')} (fresh: read again; same: kept as it was; "
+        "texts: updated for text-only changes).",
         "- Every step's mirrored snapshot text equals the mirror-off browser's.",
     ]
     return "\n".join(lines)

@@ -12,6 +12,7 @@ the same tab, so both see the same machine load:
            whole walk (``MirrorStore.current``).
 ``before`` the map read afresh on every snapshot and the mirror's whole
            walk (``MirrorStore.collect``), as before issue 19's second part.
+``no map`` as shipped, with ``clickable=False`` (no clickable map at all).
 
 Medians over the steps of each mode.
 
@@ -33,7 +34,7 @@ from typing import Any, ClassVar
 from benchmarks.bench_mirror import ROWS, _button_id, _Server, page_html
 
 Times = dict[str, list[tuple[float, float]]]
-MODES = ("kept", "before")
+MODES = ("kept", "before", "no map")
 
 
 class _State:
@@ -83,7 +84,7 @@ async def run(steps: int, clickable: bool) -> dict[str, Any]:
     mirror_cls.nodes = _timed_async("mirror.nodes", mirror_cls.nodes)  # type: ignore[method-assign]
     store = _store.MirrorStore
     current, collect = store.current, store.collect
-    store.current = lambda self: current(self) if _State.mode == "kept" else collect(self)  # type: ignore[method-assign]
+    store.current = lambda self: collect(self) if _State.mode == "before" else current(self)  # type: ignore[method-assign]
     watch = _clickwatch.ClickWatch
     prepare = watch.prepare
 
@@ -105,12 +106,12 @@ async def run(steps: int, clickable: bool) -> dict[str, Any]:
             snap = await tab.snapshot(clickable=clickable)
             for times in _State.times.values():
                 times.clear()
-            for step in range(2 * steps):
-                _State.mode = MODES[step % 2]
+            for step in range(len(MODES) * steps):
+                _State.mode = MODES[step % len(MODES)]
                 await tab.click(_button_id(snap, (step * 97 + 13) % ROWS))
                 gc.collect()
                 wall, cpu = time.perf_counter(), time.process_time()
-                snap = await tab.snapshot(clickable=clickable)
+                snap = await tab.snapshot(clickable=clickable and _State.mode != "no map")
                 _record("snapshot (total)", wall, cpu)
                 await asyncio.sleep(0.1)
             out["stats"] = (dict(mirror.stats), dict(tab._snapshotter.clickwatch.stats))  # type: ignore[attr-defined]
@@ -133,9 +134,9 @@ def main() -> None:
         f"stats (mirror, clickwatch) {info['stats']}",
         file=sys.stdout,
     )
-    print("| phase (median) | kept: wall ms | kept: CPU ms | before: wall ms | before: CPU ms |")
-    print("|---|---:|---:|---:|---:|")
-    names = list(dict.fromkeys([*_State.times["before"], *_State.times["kept"]]))
+    print("| phase (median) | " + " | ".join(f"{m}: wall ms | {m}: CPU ms" for m in MODES) + " |")
+    print("|---|" + "---:|" * 2 * len(MODES))
+    names = list(dict.fromkeys(n for mode in ("before", "kept") for n in _State.times[mode]))
     for name in names:
         cells = []
         for mode in MODES:

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Set everything up, then run the whole check: ruff, mypy, pytest.
 # Arguments go to pytest: scripts/test.sh tests/cdp -k crash -x
-# --fast (first argument) skips the long soak/load tests marked `slow`
-# (pytest -m "not slow"); CI (.ci/run) runs everything.
+# --fast (first argument) skips the long soak/load/lifecycle tests marked
+# `slow` (pytest -m "not slow") and runs a fifth of each property test's
+# hypothesis examples (KOBROWSER_TEST_FAST=1); CI (.ci/run) runs everything.
 # All three run even when one fails; the exit status is non-zero if any failed.
 set -euo pipefail
 
@@ -13,6 +14,7 @@ pytest_args=()
 if [[ ${1:-} == --fast ]]; then
     shift
     pytest_args=(-m "not slow")
+    export KOBROWSER_TEST_FAST=1
 fi
 pytest_args+=("$@")
 

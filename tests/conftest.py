@@ -28,6 +28,10 @@
     and closes it on exit. A module that needs other launch options defines
     its own ``browser``.
 
+Hypothesis budgets
+    ``scripts/test.sh --fast`` sets ``KOBROWSER_TEST_FAST=1``: property tests
+    run a fifth of their examples (``tests/_examples.py``); CI runs them all.
+
 ``react_vendor``
     Path prefix (``/vendor``) of the React 18 UMD builds that
     scripts/setup.sh copies into tests/pages/vendor/: skips the test when
@@ -51,7 +55,15 @@ _TESTS_DIR = Path(__file__).resolve().parent
 if str(_TESTS_DIR) not in sys.path:  # so `import _server` works in any import mode
     sys.path.insert(0, str(_TESTS_DIR))
 
+from _examples import FAST  # noqa: E402
 from _server import PageServer  # noqa: E402
+from hypothesis import settings as hypothesis_settings  # noqa: E402
+
+# `scripts/test.sh --fast`: property tests without their own budget run 20
+# examples (tests/_examples.py scales the explicit budgets).
+hypothesis_settings.register_profile("fast", max_examples=20)
+if FAST:
+    hypothesis_settings.load_profile("fast")
 
 BACKENDS = ("asyncio", "trio")
 _session_server: PageServer | None = None

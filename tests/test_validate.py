@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -277,7 +278,7 @@ def test_every_rule_has_a_message_naming_argument_value_and_what_is_accepted() -
         assert "\n" not in message
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     keyword=st.sampled_from(sorted(v.RULES)),
     value=st.one_of(

@@ -14,9 +14,12 @@ Before each snapshot one ``Runtime.evaluate`` asks the watcher what changed:
   those text nodes; the watcher hands over each changed node and its text
   children, ``DOM.describeNode`` gives their backend ids, and the index
   updates the map (:meth:`~kobrowser._clickable.ClickableIndex.update_texts`);
-* anything else (an element added, removed or moved, any attribute, a style
-  sheet added, removed, disabled or given rules, the viewport resized, a new
-  document): the map is read afresh.
+* an ``aria-*`` or ``data-*`` attribute that no selector of a readable sheet
+  names (and no ``attr()`` anywhere): nothing, as above (the map depends on
+  listeners, cursors and layout boxes, which such an attribute cannot reach);
+* anything else (an element added, removed or moved, any other attribute, a
+  style sheet added, removed, disabled or given rules, the viewport resized,
+  a new document): the map is read afresh (and the sheets scanned again).
 
 What the watcher cannot see, and how it is covered:
 
@@ -82,7 +85,10 @@ WATCHER: Final = r"""(() => {
   const TEXT = 3, COMMENT = 8, LIMIT = 256;
   const SAFE = new RegExp('^(nth-|(first|last|only)-(child|of-type)$|not$|is$|where$|root$'
     + '|link$|any-link$|visited$|lang$|dir$)');
-  const w = {full: true, changes: 0, events: 0, targets: new Set(), print: null, stateful: true};
+  const w = {full: true, changes: 0, events: 0, targets: new Set(), print: null, stateful: true,
+    attrs: null};
+  // An aria-* or data-* attribute no selector names cannot change the map.
+  const quiet = (name) => w.attrs !== null && /^(aria|data)-/.test(name) && !w.attrs.has(name);
   const plain = (list) => {
     for (const n of list) if (n.nodeType !== TEXT && n.nodeType !== COMMENT) return false;
     return true;
@@ -92,6 +98,7 @@ WATCHER: Final = r"""(() => {
     if (w.full) return;
     for (const r of records) {
       if (r.type === 'characterData') continue;
+      if (r.type === 'attributes' && quiet(r.attributeName)) continue;
       if (r.type === 'childList' && plain(r.addedNodes) && plain(r.removedNodes)) {
         w.targets.add(r.target);
         if (w.targets.size <= LIMIT) continue;
@@ -130,10 +137,18 @@ WATCHER: Final = r"""(() => {
     let usesVar = !!document.querySelector('[style*="cursor"][style*="var("]');
     let unknown = false;
     const risky = [];
+    const attrs = new Set();
+    let usesAttr = !!document.querySelector('[style*="attr("]');
+    const named = (text) => {
+      for (const m of text.matchAll(/\[\s*(?:[\w*-]*\|)?([\w-]+)/g)) attrs.add(m[1].toLowerCase());
+    };
     const visit = (rules, state) => {
       for (const r of rules) {
         let here = state;
+        if (r.cssText && r.cssText.includes('attr(')) usesAttr = true;
+        if (r.start !== undefined) named(`${r.start || ''} ${r.end || ''}`);  // @scope
         if (r instanceof CSSStyleRule) {
+          named(r.selectorText);
           for (const m of r.selectorText.matchAll(/(?<!:):([a-zA-Z-]+)/g))
             if (!SAFE.test(m[1].toLowerCase())) here = true;
           const st = r.style;
@@ -155,12 +170,13 @@ WATCHER: Final = r"""(() => {
     for (const s of sheets()) {
       try { visit(s.cssRules, false); } catch (e) { unknown = true; }
     }
+    w.attrs = unknown || usesAttr ? null : attrs;
     return unknown || risky.some((direct) => direct || usesVar);
   };
   w.read = () => {
     take(observer.takeRecords());
     const p = print();
-    if (p !== w.print) { w.print = p; w.stateful = scan(); w.full = true; }
+    if (p !== w.print || w.full) { w.print = p; w.stateful = scan(); w.full = true; }
     let out;
     if (w.full || (w.stateful && (w.events || w.changes))) out = 'full';
     else if (!w.targets.size) out = 'same';

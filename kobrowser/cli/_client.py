@@ -39,7 +39,8 @@ __all__ = ["ClientError", "main"]
 PROG = "ko-browser"
 #: Default command deadline in seconds (the library's default).
 DEFAULT_TIMEOUT = 30.0
-#: Seconds the client waits past the command's deadline for the daemon's answer.
+#: Seconds the client waits past the command's deadline for the daemon's answer
+#: (``$KOBROWSER_ANSWER_GRACE`` overrides it).
 ANSWER_GRACE = 15.0
 #: Seconds to wait for a new daemon beyond its Chrome launch timeout.
 START_GRACE = 20.0
@@ -126,7 +127,12 @@ def _fail(error: dict[str, Any], cmd: str, as_json: bool) -> int:
     message = error.get("message") or "failed"
     hint = error.get("hint")
     line = f"{PROG}: {message.rstrip('.')}; {hint}" if hint else f"{PROG}: {message}"
-    sys.stderr.write(" ".join(line.split()) + "\n")
+    line = " ".join(line.split()) + "\n"
+    try:
+        sys.stderr.write(line)
+    except UnicodeEncodeError:  # a lone surrogate (a path argument), or a narrow locale
+        encoding = sys.stderr.encoding or "utf-8"
+        sys.stderr.write(line.encode(encoding, "backslashreplace").decode(encoding))
     if as_json:
         _write(json.dumps({"ok": False, "command": _cmd_words(cmd), "error": error}) + "\n")
     code = error.get("exit", 1)
@@ -189,7 +195,7 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
             return {"closed": False}, f"no session {paths.name!r} running"
     if sock is None:
         sock = _start_daemon(paths, options, replace_stale=stale)
-    budget = (timeout or DEFAULT_TIMEOUT) + ANSWER_GRACE
+    budget = (timeout or DEFAULT_TIMEOUT) + _answer_grace()
     if cmd == "wait" and isinstance(args.get("ms"), int):
         budget += args["ms"] / 1000
     on_progress: Callable[[dict[str, Any]], None] | None = None
@@ -208,6 +214,15 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
         error.get("type", "Error"),
         error.get("exit", 1),
     )
+
+
+def _answer_grace() -> float:
+    """``$KOBROWSER_ANSWER_GRACE`` seconds (>= 0) if set and valid, else :data:`ANSWER_GRACE`."""
+    try:
+        grace = float(os.environ.get("KOBROWSER_ANSWER_GRACE") or ANSWER_GRACE)
+    except ValueError:
+        return ANSWER_GRACE
+    return grace if 0 <= grace < float("inf") else ANSWER_GRACE
 
 
 def _seeing_paths(cmd: str, args: dict[str, Any]) -> None:

@@ -6,10 +6,11 @@ links, buttons, plain text, nested pointer spans, and one pointer area with
 about :data:`~kobrowser._clickable.MAX_TEXT_NODES` text nodes (changes push
 it over the limit and back). ``CLICK_MUTATE_JS`` defines
 ``window.__clickMutate(seed, n, onlyText)`` (tests/axmirror/clickmutate.js):
-text-only changes (text replaced, added, removed, moved, whitespace,
-characters, comments) three times in four, else class, style, ``onclick``,
-insertions with listeners, removals, CSS rules inserted and deleted, and a
-sheet disabled.
+changes the kept map follows (text replaced, added, removed, moved,
+whitespace, characters, comments, ``aria-pressed`` and ``data-n``
+attributes) three times in four, else class, style, ``onclick``, a
+``data-hot`` attribute a rule makes ``cursor: pointer``, insertions with
+listeners, removals, CSS rules inserted and deleted, and a sheet disabled.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ def click_page(rows: int = 30, *, head: str = "") -> str:
     big = "".join(f"w{i} " if i % 2 else f"<i>w{i}</i>" for i in range(MAX_TEXT_NODES - 2))
     out = [
         "<!doctype html><html><head><meta charset=utf-8><title>Clickable</title>",
-        "<style id=css>.ptr { cursor: pointer } .plain { color: #333 }</style>",
+        "<style id=css>.ptr { cursor: pointer } .plain { color: #333 }"
+        " [data-hot] { cursor: pointer }</style>",
         head,
         "</head><body><h1>Clickable <span>page</span></h1>",
         f"<div id=big class=ptr>{big}</div><ul id=list>",

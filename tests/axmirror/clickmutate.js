@@ -24,6 +24,8 @@
     bigAdd() { const b = document.getElementById('big'); for (let i = 0; i < 1 + rnd(4); i++) b.appendChild(document.createTextNode(' w' + made + '.' + i)); },
     bigRemove() { const b = document.getElementById('big'); for (let i = 0; i < 1 + rnd(4); i++) { const t = Array.from(b.childNodes).filter((n) => n.nodeType === 3).pop(); if (t) t.remove(); } },
     comment() { const e = pick(elements()); if (e) e.appendChild(document.createComment('c' + made)); },
+    aria() { const b = pick(all('#list button')); if (b) b.setAttribute('aria-pressed', b.getAttribute('aria-pressed') === 'true' ? 'false' : 'true'); },
+    data() { const e = pick(elements()); if (e) e.dataset.n = String(made); },
     // Anything else (the kept map is read afresh).
     pointerClass() { const e = pick(elements()); if (e) e.classList.toggle('ptr'); },
     pointerStyle() { const e = pick(elements()); if (e) e.style.cursor = e.style.cursor ? '' : 'pointer'; },
@@ -32,9 +34,10 @@
     insertListener() { const s = document.createElement('span'); s.textContent = 'listens ' + made; s.addEventListener('click', noop); const r = pick(all('#list > li')); if (r) r.appendChild(s); },
     remove() { const r = all('#list > li'); if (r.length > 5) pick(r).remove(); },
     rule() { const sheet = document.getElementById('css').sheet; if (sheet.cssRules.length > 3) sheet.deleteRule(sheet.cssRules.length - 1); else sheet.insertRule('li > b { cursor: pointer }', sheet.cssRules.length); },
+    hot() { const e = pick(elements()); if (e) e.toggleAttribute('data-hot'); },
     sheetOff() { const sheet = document.getElementById('css').sheet; sheet.disabled = !sheet.disabled; },
   };
-  const textOnly = ['text', 'buttonText', 'addText', 'addSpace', 'removeText', 'moveText', 'chars', 'bigAdd', 'bigRemove', 'comment'];
+  const textOnly = ['text', 'buttonText', 'addText', 'addSpace', 'removeText', 'moveText', 'chars', 'bigAdd', 'bigRemove', 'comment', 'aria', 'data'];
   const names = Object.keys(kinds);
   // window.__clickMutate(seed, n, onlyText): n random changes; their names.
   window.__clickMutate = (seed, n, onlyText) => {

@@ -178,3 +178,33 @@ async def test_the_watcher_changes_neither_the_tree_nor_the_map(
         assert await tab.evaluate("typeof globalThis.__kbClickWatch") == "undefined"
         assert (await tab.snapshot(fresh=True)).text == before
         assert await clickable_nodes(tab.cdp, timeout=30) == found
+
+
+async def test_aria_and_data_attributes_keep_the_map_unless_a_selector_names_them(
+    server: PageServer, open_tab: OpenTab
+) -> None:
+    async with open_tab(server.set_page("/click-attrs.html", click_page(5))) as tab:
+        watch = ClickWatch(tab.cdp)
+        await kept_map(watch, tab.cdp)
+        changes = {
+            "document.querySelector('#list button').setAttribute('aria-pressed', 'true')": "same",
+            "document.querySelector('.plain').dataset.state = 'open'": "same",
+            "document.querySelector('.plain').setAttribute('data-hot', '')": "fresh",
+            "document.querySelector('.plain').setAttribute('title', 'x')": "fresh",
+        }
+        for script, path in changes.items():
+            before = dict(watch.stats)
+            await tab.evaluate(script)
+            kept = await kept_map(watch, tab.cdp)
+            assert kept == await clickable_nodes(tab.cdp, timeout=30), script
+            assert watch.stats[path] == before[path] + 1, (script, watch.stats)
+        # attr() in a sheet: no attribute is quiet any more.
+        await tab.evaluate(
+            "document.getElementById('css').sheet.insertRule("
+            "'.plain[title] { --c: attr(title) }', 0)"
+        )
+        await kept_map(watch, tab.cdp)
+        await tab.evaluate("document.querySelector('.plain').dataset.state = 'shut'")
+        fresh = watch.stats["fresh"]
+        await kept_map(watch, tab.cdp)
+        assert watch.stats["fresh"] == fresh + 1

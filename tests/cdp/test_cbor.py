@@ -10,6 +10,7 @@ from typing import Any
 import cbor2
 import msgspec
 import pytest
+from _examples import examples
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -74,7 +75,7 @@ def same(a: Any, b: Any) -> bool:
     return bool(a == b) and isinstance(a, bool) == isinstance(b, bool)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(values)
 def test_plain_cbor_transcodes_to_what_cbor2_reads(value: Any) -> None:
     data = _cbor2_dumps(value)
@@ -82,7 +83,7 @@ def test_plain_cbor_transcodes_to_what_cbor2_reads(value: Any) -> None:
     assert same(decode(data), expected(value))
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(values)
 def test_chrome_enveloped_cbor_transcodes_to_what_cbor2_reads(value: Any) -> None:
     data = chrome_encode(value)
@@ -92,7 +93,7 @@ def test_chrome_enveloped_cbor_transcodes_to_what_cbor2_reads(value: Any) -> Non
     assert same(decode(data), expected(value, int32=True))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(values)
 @example({"id": 1, "method": "X", "params": {"a": [1, 2**31, -(2**31) - 1, "日本😀", 0.5]}})
 def test_encode_is_chromes_form(value: Any) -> None:
@@ -226,7 +227,7 @@ def test_a_bad_reply_names_its_call_id() -> None:
     assert info.value.call_id is None
 
 
-@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(3000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=200))
 def test_random_bytes_give_json_or_an_error(data: bytes) -> None:
     try:
@@ -237,7 +238,7 @@ def test_random_bytes_give_json_or_an_error(data: bytes) -> None:
         json.loads(out)  # whatever was accepted is valid JSON
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(values)
 def test_every_truncation_is_an_error(value: Any) -> None:
     data = chrome_encode({"id": 1, "result": value})

@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from _examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -71,7 +72,7 @@ def _message(call_id: int, nodes: list[dict[str, Any]], utf16: bool = True) -> b
     return chrome_encode(reply, utf16=utf16)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(ax_node, max_size=6), st.booleans())
 def test_a_lean_answer_decodes_to_the_same_ax_tree(
     nodes: list[dict[str, Any]], utf16: bool

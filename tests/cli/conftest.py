@@ -14,6 +14,16 @@
     ``ko("open", url, session="a")`` runs the console script and returns the
     :class:`subprocess.CompletedProcess` (text mode, stdout/stderr captured).
     ``ko.popen(...)`` starts one without waiting.
+
+``@pytest.mark.shared_session``
+    For a test that is not about the session's life (start, stop, crashes,
+    locks, files): its ``runtime`` and ``ko`` are the test module's one
+    runtime, whose ``default`` session (daemon and Chrome) the module's marked
+    tests share. Before each such test the session is left with one new blank
+    tab (every other tab is closed, and with it the tab's snapshot, routes,
+    console and dialogs); if that fails, the session is closed and the test
+    starts a new one. Browser-wide state (cookies, storage, emulation of
+    the whole browser) is not reset: tests that change it are not marked.
 """
 
 from __future__ import annotations
@@ -183,8 +193,43 @@ def make_runtime() -> Iterator[Runtime]:
         shutil.rmtree(directory, ignore_errors=True)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "shared_session: the test uses its module's shared `default` session "
+        "(reset to one blank tab) instead of starting its own daemon and Chrome",
+    )
+
+
+@pytest.fixture(scope="module")
+def shared_runtime() -> Iterator[Runtime]:
+    """The runtime of a module's ``shared_session`` tests (see the module docstring)."""
+    with make_runtime() as rt:
+        yield rt
+
+
+def _reset_shared(rt: Runtime) -> None:
+    """Leave the shared session (if it runs) with one new blank tab, else close it."""
+    if not rt.path("default", "sock").exists():
+        return
+    ko = Ko(rt)
+    try:
+        ko.ok("tab", "new")
+        tabs = ko.json("tab", "list")["result"]["tabs"]
+        for _ in range(len(tabs) - 1):
+            ko.ok("tab", "close", "1")  # the new tab is the last one: close the others
+        assert [t["url"] for t in ko.json("tab", "list")["result"]["tabs"]] == ["about:blank"]
+    except (AssertionError, subprocess.TimeoutExpired, KeyError, ValueError):
+        ko("close", timeout=60)  # broken by an earlier test: start anew
+
+
 @pytest.fixture
-def runtime() -> Iterator[Runtime]:
+def runtime(request: pytest.FixtureRequest) -> Iterator[Runtime]:
+    if request.node.get_closest_marker("shared_session") is not None:
+        rt: Runtime = request.getfixturevalue("shared_runtime")
+        _reset_shared(rt)
+        yield rt
+        return
     with make_runtime() as rt:
         yield rt
 

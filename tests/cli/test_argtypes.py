@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,7 +40,7 @@ TEXTS += ["1e3", "nan", "inf", "-inf", "x", "", " ", "none", "None", "\u00b2", "
 
 
 @pytest.mark.parametrize(("name", "convert", "rule"), TYPES, ids=[t[0] for t in TYPES])
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(text=st.one_of(st.sampled_from(TEXTS), st.text(max_size=8)))
 def test_a_type_gives_what_the_rule_accepts_or_the_rules_message(
     name: str, convert: Callable[[str], Any], rule: Callable[[Any], Any], text: str

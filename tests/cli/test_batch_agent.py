@@ -27,6 +27,7 @@ def form_ids(ko: Ko, server: PageServer) -> tuple[int, int]:
     return find_id(snap, 'textbox "Name"'), find_id(snap, 'button "Greet"')
 
 
+@pytest.mark.shared_session
 def test_batch_from_a_file(ko: Ko, server: PageServer, tmp_path: Path) -> None:
     name, greet = form_ids(ko, server)
     batch = tmp_path / "actions.txt"
@@ -40,6 +41,7 @@ def test_batch_from_a_file(ko: Ko, server: PageServer, tmp_path: Path) -> None:
     assert ko.ok("get", "value", str(name)) == 'Ana "A"\n'
 
 
+@pytest.mark.shared_session
 def test_batch_from_stdin_with_json_output(ko: Ko, server: PageServer, runtime: Runtime) -> None:
     name, greet = form_ids(ko, server)
     text = f'{{"action": "fill", "id": {name}, "text": "Bo"}}\nclick {greet}\n'
@@ -61,6 +63,7 @@ def test_batch_from_stdin_with_json_output(ko: Ko, server: PageServer, runtime: 
     assert "Hello Bo" in ko.ok("snapshot")
 
 
+@pytest.mark.shared_session
 def test_batch_stops_at_the_first_error_unless_keep_going(
     ko: Ko, server: PageServer, tmp_path: Path
 ) -> None:
@@ -86,6 +89,7 @@ def test_batch_stops_at_the_first_error_unless_keep_going(
     assert ko.ok("get", "value", str(name)) == "later\n"
 
 
+@pytest.mark.shared_session
 def test_batch_syntax_errors_run_nothing(ko: Ko, server: PageServer, tmp_path: Path) -> None:
     name, _ = form_ids(ko, server)
     batch = tmp_path / "typo.txt"

@@ -57,6 +57,7 @@ def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
 # -- the basic flow -------------------------------------------------------------
 
 
+@pytest.mark.shared_session
 def test_open_snapshot_get_title_and_url(ko: Ko, server: PageServer) -> None:
     url = server.set_page("/form.html", FORM)
     out = ko.ok("open", url)
@@ -70,6 +71,7 @@ def test_open_snapshot_get_title_and_url(ko: Ko, server: PageServer) -> None:
     assert ko.ok("eval", "1 + 2") == "3\n"
 
 
+@pytest.mark.shared_session
 def test_open_snapshot_fill_click_get(ko: Ko, server: PageServer) -> None:
     ko.ok("open", server.set_page("/form.html", FORM))
     snap = ko.ok("snapshot", "-i")
@@ -80,6 +82,7 @@ def test_open_snapshot_fill_click_get(ko: Ko, server: PageServer) -> None:
     assert ko.ok("get", "text", str(find_id(full, "Hello"))).strip() == "Hello Ana María"
 
 
+@pytest.mark.shared_session
 def test_element_in_cross_origin_iframe_acted_on_by_id(ko: Ko, server: PageServer) -> None:
     server.set_page("/inner.html", FRAME)
     outer = f'<!doctype html><title>Outer</title><iframe src="{server.cross_url("/inner.html")}">'
@@ -94,6 +97,7 @@ def test_element_in_cross_origin_iframe_acted_on_by_id(ko: Ko, server: PageServe
     assert re.search(r'\d+: button "Pressed in frame"', ko.ok("snapshot"))
 
 
+@pytest.mark.shared_session
 def test_stale_id_after_navigation_fails_with_a_hint(ko: Ko, server: PageServer) -> None:
     ko.ok("open", server.set_page("/form.html", FORM))
     button = find_id(ko.ok("snapshot", "-i"), 'button "Greet"')
@@ -106,6 +110,7 @@ def test_stale_id_after_navigation_fails_with_a_hint(ko: Ko, server: PageServer)
     assert result.stdout == ""
 
 
+@pytest.mark.shared_session
 def test_unknown_id_names_the_snapshot_command(ko: Ko, server: PageServer) -> None:
     ko.ok("open", server.set_page("/form.html", FORM))
     ko.ok("snapshot", "-i")
@@ -117,6 +122,7 @@ def test_unknown_id_names_the_snapshot_command(ko: Ko, server: PageServer) -> No
 LONG_TEXT = "Solve for x in the equation below, then enter the answer in the field that follows"
 
 
+@pytest.mark.shared_session
 def test_find_snapshot_text_limit_and_whole_text(ko: Ko, server: PageServer) -> None:
     page = (
         f"<!doctype html><title>Find</title><p>Solve for <b>x</b>{LONG_TEXT[11:]} below.</p>"
@@ -152,6 +158,7 @@ def test_find_snapshot_text_limit_and_whole_text(ko: Ko, server: PageServer) -> 
 # -- output -----------------------------------------------------------------------
 
 
+@pytest.mark.shared_session
 def test_json_output_parses(ko: Ko, server: PageServer) -> None:
     url = server.set_page("/form.html", FORM)
     opened = ko.json("open", url)
@@ -223,6 +230,7 @@ def test_close_stops_daemon_and_chrome(ko: Ko, runtime: Runtime) -> None:
     assert ko.ok("close") == "no session 'default' running\n"
 
 
+@pytest.mark.slow  # lifecycle: two daemons and Chromes; scripts/test.sh --fast skips it
 def test_two_sessions_at_once(ko: Ko, server: PageServer) -> None:
     urls = {
         name: server.set_page(f"/{name}.html", f"<title>Page {name}</title>") for name in ("a", "b")
@@ -241,6 +249,7 @@ def test_two_sessions_at_once(ko: Ko, server: PageServer) -> None:
     assert ko.ok("get", "title", session="b") == "Page b\n"  # b does not notice
 
 
+@pytest.mark.slow  # lifecycle: racing daemon starts; scripts/test.sh --fast skips it
 def test_concurrent_first_commands_start_one_daemon(ko: Ko, runtime: Runtime) -> None:
     procs = [ko.popen("get", "url", session="race") for _ in range(3)]
     for proc in procs:
@@ -255,6 +264,7 @@ def test_concurrent_first_commands_start_one_daemon(ko: Ko, runtime: Runtime) ->
     assert len(daemons) == 1
 
 
+@pytest.mark.slow  # lifecycle: the daemon SIGKILLed; scripts/test.sh --fast skips it
 def test_daemon_killed_then_next_command_recovers(ko: Ko, server: PageServer) -> None:
     ko.ok("open", server.set_page("/form.html", FORM))
     before = ko.status("default")
@@ -300,6 +310,7 @@ def test_close_and_status_answer_during_a_long_wait(ko: Ko) -> None:
     assert wait_gone(chrome)
 
 
+@pytest.mark.shared_session
 def test_a_request_id_is_executed_at_most_once(ko: Ko, runtime: Runtime) -> None:
     ko.ok("eval", "window.count = 0")
     request = {
@@ -321,6 +332,7 @@ def test_a_request_id_is_executed_at_most_once(ko: Ko, runtime: Runtime) -> None
     assert ko.ok("eval", "window.count") == "1\n"
 
 
+@pytest.mark.shared_session
 def test_other_protocol_version_is_refused(ko: Ko, runtime: Runtime) -> None:
     ko.ok("get", "url")
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
@@ -331,6 +343,7 @@ def test_other_protocol_version_is_refused(ko: Ko, runtime: Runtime) -> None:
     assert ko.status("default")["state"] == "running"  # and it did not close
 
 
+@pytest.mark.slow  # lifecycle: the idle stop; scripts/test.sh --fast skips it
 def test_idle_daemon_stops_with_its_chrome(ko: Ko, runtime: Runtime) -> None:
     ko.ok("--idle-timeout", "1", "get", "url")
     # The daemon may be gone before a status call: its log tells who it was.
@@ -378,6 +391,7 @@ document.getElementById('f').onchange = e => { document.title = 'file ' + e.targ
 """
 
 
+@pytest.mark.shared_session
 @pytest.mark.timeout(900)
 def test_every_command_once(ko: Ko, server: PageServer, tmp_path: Path) -> None:
     first = server.set_page("/all.html", ALL)
@@ -443,6 +457,7 @@ def test_every_command_once(ko: Ko, server: PageServer, tmp_path: Path) -> None:
     assert ko.ok("get", "title") == "All\n"
 
 
+@pytest.mark.shared_session
 def test_start_options_of_a_running_session_cannot_change(ko: Ko) -> None:
     ko.ok("get", "url")
     result = ko("--cdp", "127.0.0.1:1", "get", "url")
@@ -484,6 +499,7 @@ def test_cdp_drives_a_running_chrome_and_leaves_it_running(
         chrome.wait()
 
 
+@pytest.mark.slow  # lifecycle: Chrome SIGKILLed; scripts/test.sh --fast skips it
 def test_chrome_killed_stops_the_daemon_and_the_next_command_starts_anew(ko: Ko) -> None:
     ko.ok("eval", "window.mark = 1")
     before = ko.status("default")
@@ -498,11 +514,13 @@ def test_client_timeout_does_not_resend(ko: Ko) -> None:
     daemon = ko.status("default")["pid"]
     os.kill(daemon, signal.SIGSTOP)  # the daemon cannot answer in time
     try:
-        result = ko("eval", "++window.count", "--timeout", "1")
+        # The client gives up after the 1 s deadline plus a 1 s grace (default 15 s).
+        result = ko("eval", "++window.count", "--timeout", "1", env={"KOBROWSER_ANSWER_GRACE": "1"})
     finally:
         os.kill(daemon, signal.SIGCONT)
     assert result.returncode == 1
     assert "not repeated" in one_line_error(result)
+    assert "within 2 s" in one_line_error(result)
     # The daemon ran the request once when it woke up; nobody sent it again.
     ko.ok("wait", "--fn", "window.count >= 1")
     assert ko.ok("eval", "window.count") == "1\n"
@@ -520,6 +538,7 @@ def test_launch_failure_is_one_line_and_leaves_no_daemon(ko: Ko, runtime: Runtim
     assert runtime.processes() == []
 
 
+@pytest.mark.shared_session
 def test_navigation_error_exits_1(ko: Ko) -> None:
     result = ko("open", "http://127.0.0.1:1/")  # a port Chrome refuses
     assert result.returncode == 1

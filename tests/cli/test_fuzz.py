@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -58,7 +59,7 @@ def test_the_fuzz_covers_every_command_of_the_help() -> None:
     assert len(LIVE) == len(ALL) - len(SKIPPED)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(argv=st.one_of(argv_strategy(ALL), st.lists(st.sampled_from(TEXTS), max_size=4)))
 def test_any_command_line_parses_or_is_one_usage_error(argv: list[str]) -> None:
     err, sys.stderr = sys.stderr, io.StringIO()

@@ -31,6 +31,7 @@ window.imageState = () => new Promise(resolve => {
 </script>"""
 
 
+@pytest.mark.shared_session
 def test_block_route_requests(ko: Ko, server: PageServer, tmp_path: Path) -> None:
     server.set_page("/cli-net/pic.png", PNG, content_type="image/png")
     url = server.set_page("/cli-net/page.html", _PAGE)
@@ -72,6 +73,7 @@ def test_block_route_requests(ko: Ko, server: PageServer, tmp_path: Path) -> Non
     assert ko.ok("network", "requests") == "no requests\n"
 
 
+@pytest.mark.shared_session
 def test_console_and_errors(ko: Ko, server: PageServer) -> None:
     server.set_page("/cli-net/pic.png", PNG, content_type="image/png")
     url = server.set_page("/cli-net/console.html", _PAGE)
@@ -89,6 +91,7 @@ def test_console_and_errors(ko: Ko, server: PageServer) -> None:
     assert ko.ok("errors") == "no errors\n"
 
 
+@pytest.mark.shared_session
 def test_bad_usage(ko: Ko, server: PageServer, tmp_path: Path) -> None:
     ko.ok("open", server.set_page("/cli-net/bad.html", "<title>bad</title>"))
     nothing = ko("network", "route", "**/x")

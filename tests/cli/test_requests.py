@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 import pytest
+from _examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -44,7 +45,7 @@ def test_every_command_of_the_parser_is_a_daemon_command() -> None:
 
 
 @settings(
-    max_examples=400,
+    max_examples=examples(400),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
@@ -132,7 +133,7 @@ def test_defaults_are_filled_in() -> None:
     assert args == {}
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     cmd=st.sampled_from(sorted(DAEMON_COMMANDS)),
     args=st.dictionaries(

@@ -29,6 +29,7 @@ def _image(path: Path) -> Image.Image:
     return image
 
 
+@pytest.mark.shared_session
 def test_screenshot_prints_the_path_and_writes_the_image(
     ko: Ko, server: PageServer, tmp_path: Path
 ) -> None:
@@ -65,6 +66,7 @@ def test_screenshot_prints_the_path_and_writes_the_image(
     assert data["result"]["bytes"] == (tmp_path / "j.png").stat().st_size
 
 
+@pytest.mark.shared_session
 def test_screenshot_errors(ko: Ko, server: PageServer, tmp_path: Path) -> None:
     ko.ok("open", server.set_page("/cli-shot-err.html", PAGE))
     missing = ko("screenshot", str(tmp_path / "nope" / "x.png"))
@@ -81,6 +83,7 @@ def test_screenshot_errors(ko: Ko, server: PageServer, tmp_path: Path) -> None:
     assert bad.returncode == 2
 
 
+@pytest.mark.shared_session
 def test_pdf(ko: Ko, server: PageServer, tmp_path: Path) -> None:
     ko.ok("open", server.set_page("/cli-pdf.html", PAGE))
     target = tmp_path / "page.pdf"
@@ -90,6 +93,7 @@ def test_pdf(ko: Ko, server: PageServer, tmp_path: Path) -> None:
     assert ko("pdf").returncode == 2
 
 
+@pytest.mark.shared_session
 def test_diff_against_the_previous_snapshot_and_a_baseline(
     ko: Ko, server: PageServer, tmp_path: Path
 ) -> None:
@@ -130,6 +134,7 @@ def test_diff_against_the_previous_snapshot_and_a_baseline(
     assert gone.returncode == 1 and "cannot read" in gone.stderr
 
 
+@pytest.mark.shared_session
 def test_diff_keeps_the_mode_of_the_previous_snapshot(ko: Ko, server: PageServer) -> None:
     ko.ok("open", server.set_page("/cli-diff-mode.html", PAGE))
     ko.ok("snapshot", "-i")

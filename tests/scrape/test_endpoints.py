@@ -20,6 +20,7 @@ from _server import PageServer
 from aiohttp import web
 
 from kobrowser import Scraper, ScrapeResult
+from kobrowser.scrape import _pool
 
 from ._chrome import EndpointChrome, live_group_members
 
@@ -40,6 +41,7 @@ def _page(i: int) -> str:
     return f"<!doctype html><title>Item {i}</title><h1>Item {i}</h1><p>body of {i}</p>"
 
 
+@pytest.mark.slow  # lifecycle: three Chromes, one killed; scripts/test.sh --fast skips it
 async def test_one_endpoint_killed_mid_run_every_url_recorded_once(server: PageServer) -> None:
     server.set_page("/item", _page(0))
     gate = server.hold("/item")
@@ -107,7 +109,11 @@ async def test_refusing_endpoints_are_skipped_and_retried_later(
         )
 
 
-async def test_no_endpoint_reachable_fails_every_page_clearly(server: PageServer) -> None:
+async def test_no_endpoint_reachable_fails_every_page_clearly(
+    server: PageServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Unavailable after 2 refused starts, not 5 (0.5 s of back-off instead of 7.5 s).
+    monkeypatch.setattr(_pool, "MAX_FAILURES", 2)
     refused = _closed_port()
     urls = [server.set_page(f"/none/{i}", _page(i)) for i in range(3)]
     async with Scraper(endpoints=[f"127.0.0.1:{refused}"], timeout=TIMEOUT) as scraper:

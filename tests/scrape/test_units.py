@@ -8,6 +8,7 @@ from pathlib import Path
 import anyio
 import anyio.lowlevel
 import pytest
+from _examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -44,7 +45,7 @@ async def _drain(scheduler: Scheduler, workers: int, retry: dict[str, int]) -> l
 
 
 @pytest.mark.anyio
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     hosts=st.lists(st.sampled_from("abcd"), min_size=0, max_size=30),
     per_host=st.one_of(st.none(), st.integers(1, 3)),

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from _examples import examples
 from _server import PageServer
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -227,7 +228,7 @@ def _text(roots: list[Node]) -> str:
     return format_snapshot(roots, title=None)[0]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_trees(), _trees())
 def test_applying_the_diff_counts(before: list[Node], after: list[Node]) -> None:
     old, new = _text(before), _text(after)

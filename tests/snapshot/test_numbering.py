@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from _examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -180,7 +181,7 @@ def test_factory_is_called_once_per_line_in_id_order() -> None:
     assert len(text_out.splitlines()) == len(calls)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(children=st.lists(TREES, max_size=6), modes=MODES, text_limit=TEXT_LIMITS, data=st.data())
 def test_random_trees_number_in_one_pass(
     children: list[Any], modes: dict[str, Any], text_limit: int | None, data: st.DataObject

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 import msgspec
+from _examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -260,7 +261,12 @@ def _check_node_invariants(node: Node) -> None:
             assert inner.role not in INTERACTIVE_ROLES and not _marked(inner), node
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 200 examples: nearly all of an example's cost is Hypothesis drawing it
+# (~220 draws: six recursive trees of up to 40 leaves, names, properties,
+# clickable maps; the code under test is under a tenth), ~35 ms of CPU each.
+# 400 took 15 s of CPU, over the 120 s pytest timeout on a loaded 2-core CI
+# box; each example already holds up to ~240 nodes in every mode.
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     children=st.lists(TREES, max_size=6),
     title=st.none() | RAW_TEXT,
@@ -327,7 +333,7 @@ def test_random_trees_follow_the_format(
         assert nodes == [n for _, n in walk(full)]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(children=st.lists(TREES, max_size=5))
 def test_json_decode_gives_the_same_snapshot(children: list[Spec]) -> None:
     top = frame(*children)
@@ -338,7 +344,7 @@ def test_json_decode_gives_the_same_snapshot(children: list[Spec]) -> None:
     )
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(children=st.lists(TREES, max_size=5), data=st.data())
 def test_the_walks_decoder_gives_the_same_snapshot(
     children: list[Spec], data: st.DataObject
@@ -370,7 +376,7 @@ def test_the_walks_decoder_gives_the_same_snapshot(
     )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(children=st.lists(TREES, max_size=5), data=st.data())
 def test_scope_output_is_part_of_full_output(children: list[Spec], data: st.DataObject) -> None:
     top = frame(*children)
@@ -405,7 +411,7 @@ def _prebuilt(frame: FrameAX) -> FrameAX:
     return again
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(children=st.lists(TREES, max_size=6), data=st.data())
 def test_prebuilt_frames_give_the_same_snapshot(children: list[Spec], data: st.DataObject) -> None:
     # Frames built ahead of time (as the fetch does when a frame's AX tree
