@@ -25,6 +25,7 @@ FLOOD = """<!doctype html><title>Flood</title>
 </script>"""
 
 
+@pytest.mark.slow  # load: 1000 popups; scripts/test.sh --fast skips it
 async def test_a_thousand_popups_leave_the_browser_usable(browser: Browser, server: Any) -> None:
     before = len(browser.tabs)
     tab = await browser.new_tab(server.set_page("/flood.html", FLOOD))

@@ -57,6 +57,7 @@ async def wait_pending(session: CDPSession, count: int) -> None:
     await anyio.sleep(0.1)  # let the sends reach Chrome
 
 
+@pytest.mark.slow  # load: 1000 calls over 10 tabs; scripts/test.sh --fast skips it
 async def test_1000_concurrent_evaluates_over_10_tabs() -> None:
     async with kobrowser.launch(timeout=LONG) as browser:
         tabs = [await browser.new_tab() for _ in range(10)]

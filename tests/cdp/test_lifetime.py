@@ -192,6 +192,7 @@ async def _run_holder(tmp: Path, transport: str) -> tuple[subprocess.Popen[str],
     return holder, int(chrome_pid), profile
 
 
+@pytest.mark.slow  # lifecycle: a Python process SIGKILLed; scripts/test.sh --fast skips it
 @pytest.mark.anyio
 @pytest.mark.parametrize("transport", ["pipe", "websocket"])
 async def test_sigkill_of_python_takes_chrome_down_and_next_launch_sweeps(

@@ -230,6 +230,7 @@ def test_close_stops_daemon_and_chrome(ko: Ko, runtime: Runtime) -> None:
     assert ko.ok("close") == "no session 'default' running\n"
 
 
+@pytest.mark.slow  # lifecycle: two daemons and Chromes; scripts/test.sh --fast skips it
 def test_two_sessions_at_once(ko: Ko, server: PageServer) -> None:
     urls = {
         name: server.set_page(f"/{name}.html", f"<title>Page {name}</title>") for name in ("a", "b")
@@ -248,6 +249,7 @@ def test_two_sessions_at_once(ko: Ko, server: PageServer) -> None:
     assert ko.ok("get", "title", session="b") == "Page b\n"  # b does not notice
 
 
+@pytest.mark.slow  # lifecycle: racing daemon starts; scripts/test.sh --fast skips it
 def test_concurrent_first_commands_start_one_daemon(ko: Ko, runtime: Runtime) -> None:
     procs = [ko.popen("get", "url", session="race") for _ in range(3)]
     for proc in procs:
@@ -262,6 +264,7 @@ def test_concurrent_first_commands_start_one_daemon(ko: Ko, runtime: Runtime) ->
     assert len(daemons) == 1
 
 
+@pytest.mark.slow  # lifecycle: the daemon SIGKILLed; scripts/test.sh --fast skips it
 def test_daemon_killed_then_next_command_recovers(ko: Ko, server: PageServer) -> None:
     ko.ok("open", server.set_page("/form.html", FORM))
     before = ko.status("default")
@@ -340,6 +343,7 @@ def test_other_protocol_version_is_refused(ko: Ko, runtime: Runtime) -> None:
     assert ko.status("default")["state"] == "running"  # and it did not close
 
 
+@pytest.mark.slow  # lifecycle: the idle stop; scripts/test.sh --fast skips it
 def test_idle_daemon_stops_with_its_chrome(ko: Ko, runtime: Runtime) -> None:
     ko.ok("--idle-timeout", "1", "get", "url")
     # The daemon may be gone before a status call: its log tells who it was.
@@ -495,6 +499,7 @@ def test_cdp_drives_a_running_chrome_and_leaves_it_running(
         chrome.wait()
 
 
+@pytest.mark.slow  # lifecycle: Chrome SIGKILLed; scripts/test.sh --fast skips it
 def test_chrome_killed_stops_the_daemon_and_the_next_command_starts_anew(ko: Ko) -> None:
     ko.ok("eval", "window.mark = 1")
     before = ko.status("default")

@@ -41,6 +41,7 @@ def _page(i: int) -> str:
     return f"<!doctype html><title>Item {i}</title><h1>Item {i}</h1><p>body of {i}</p>"
 
 
+@pytest.mark.slow  # lifecycle: three Chromes, one killed; scripts/test.sh --fast skips it
 async def test_one_endpoint_killed_mid_run_every_url_recorded_once(server: PageServer) -> None:
     server.set_page("/item", _page(0))
     gate = server.hold("/item")

@@ -82,6 +82,7 @@ async def _open_all(browser: Browser, urls: list[str]) -> list[Tab]:
     return [tab for tab in tabs if tab is not None]
 
 
+@pytest.mark.slow  # load: 16 tabs at once; scripts/test.sh --fast skips it
 async def test_sixteen_tabs_at_once_match_one_at_a_time(
     server: PageServer, browser: Browser
 ) -> None:
