@@ -93,6 +93,9 @@ async def bench_page(
     raw_pipe = RawTab(browsers["floor pipe"])
     await raw_pipe.open(url)
     pw_page = await browsers["playwright"].new_page()
+    # A cold aria_snapshot of the 2,400-row table took over Playwright's
+    # default 30 s at load 15 on the shared machine: give it the time it needs.
+    pw_page.set_default_timeout(180_000)
     await pw_page.goto(url, wait_until="load")
     await asyncio.sleep(0.5)  # let the frame registries settle, as RawTab does
     contenders = [

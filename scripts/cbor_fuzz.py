@@ -60,12 +60,42 @@ def rand_value(depth: int = 0) -> Any:
     return {f"k{rng.randrange(99)}é": rand_value(depth + 1) for _ in range(rng.randrange(5))}
 
 
+def rand_node() -> dict[str, Any]:
+    """An AX node with the keys a lean answer drops and random values."""
+    keys = [
+        "nodeId",
+        "ignored",
+        "role",
+        "chromeRole",
+        "name",
+        "sources",
+        "parentId",
+        "childIds",
+        "properties",
+        "backendDOMNodeId",
+        "frameId",
+        "description",
+        "ignoredReasons",
+    ]
+    node = {key: rand_value(2) for key in rng.sample(keys, rng.randrange(len(keys)))}
+    for key in ("role", "name"):
+        if key in node:
+            node[key] = {"type": "x", "value": rand_value(3), "sources": [rand_value(3)]}
+    return node
+
+
 def main(seconds: float) -> None:
     codec = cbor_codec()
     assert codec is not None, "kobrowser.cdp._cbor is not built"
     print("codec:", codec.__file__, flush=True)
     seeds = [
         chrome_encode({"id": rng.randrange(1, 10**6), "result": rand_value()}) for _ in range(300)
+    ]
+    # getFullAXTree-shaped answers, transcoded lean (to_json(data, ids)) half the time.
+    ax_ids = [rng.randrange(1, 10**6) for _ in range(100)]
+    seeds += [
+        chrome_encode({"id": i, "result": {"nodes": [rand_node() for _ in range(4)]}})
+        for i in ax_ids
     ]
     seed_file = os.environ.get("KOBROWSER_FUZZ_SEED")
     if seed_file:
@@ -85,7 +115,10 @@ def main(seconds: float) -> None:
                     base[rng.randrange(len(base))] ^= 1 << rng.randrange(8)
                 data = bytes(base)
         try:
-            codec.to_json(data)
+            if rng.random() < 0.5:
+                codec.to_json(data, set(ax_ids))
+            else:
+                codec.to_json(data)
             transcoded += 1
         except codec.CBORError as exc:
             assert 0 <= exc.offset <= len(data), (exc, data)
