@@ -43,6 +43,7 @@ What the watcher cannot see, and how it is covered:
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
@@ -256,6 +257,8 @@ class ClickWatch:
                 found = await self._texts(index, answer, timeout)
                 if found is not None:
                     self.stats["texts"] += 1
+        elif isinstance(answer, list):
+            await self._release(timeout)  # the nodes handed over are not read
         if found is None:
             self.stats["fresh"] += 1
             self._wanted = True
@@ -340,6 +343,13 @@ class ClickWatch:
             items.sort()
             return [object_id for _, object_id in items]
         return "full"  # pragma: no cover - the loop returns or raises
+
+    async def _release(self, timeout: float) -> None:
+        """Let go of the nodes the watcher handed over (they pin DOM nodes)."""
+        with contextlib.suppress(KoBrowserError):  # gone with its document
+            await self._page.send(
+                "Runtime.releaseObjectGroup", {"objectGroup": _GROUP}, timeout=timeout
+            )
 
     async def _texts(
         self, index: ClickableIndex, objects: list[Any], timeout: float

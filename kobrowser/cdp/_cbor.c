@@ -873,6 +873,13 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* Version of what kobrowser/cdp/_pipe.py relies on (functions, arguments,
+ * behaviour). Bump it together with _pipe.py's _CODEC_ABI on every such
+ * change: a build left over from an older _cbor.c (an editable install not
+ * rebuilt) is then refused at import and the JSON pipe used, instead of
+ * failing every launch. 2: to_json(data, lean). */
+#define CODEC_ABI 2
+
 static int exec_module(PyObject *module) {
     init_tables();
     PyObject *code = PyUnicode_FromString(
@@ -909,6 +916,7 @@ static int exec_module(PyObject *module) {
     Py_DECREF(ns);
     if (CBORError == NULL) return -1;
     if (PyModule_AddObjectRef(module, "CBORError", CBORError) < 0) return -1;
+    if (PyModule_AddIntConstant(module, "ABI", CODEC_ABI) < 0) return -1;
     return 0;
 }
 

@@ -117,11 +117,11 @@ def choose_transport(requested: str | None = None) -> str:
     if value == "pipe-cbor":
         raise LaunchError(
             "transport 'pipe-cbor' needs the native codec kobrowser.cdp._cbor, which is not "
-            "built (reinstall with a C compiler), or use transport='pipe-json'"
+            "built or is stale (reinstall with a C compiler), or use transport='pipe-json'"
         )
     if value == "pipe" and not _fallback_logged:
         _fallback_logged = True
-        _log.debug("kobrowser.cdp._cbor is not built: launch() uses the JSON pipe")
+        _log.debug("kobrowser.cdp._cbor is not built (or is stale): launch() uses the JSON pipe")
     return "pipe-json"
 
 

@@ -56,11 +56,34 @@ _F_SETPIPE_SZ = 1031  # Linux: let each pipe hold a MiB, so a big reply takes fe
 _MALFORMED = -32700  # JSON-RPC "parse error", the code a malformed reply fails its call with
 
 
+_CODEC_ABI = 2
+"""The ``ABI`` the native codec must report (``CODEC_ABI`` in ``_cbor.c``)."""
+_stale_logged = False
+
+
 def cbor_codec() -> Any:
-    """The native CBOR codec module, or None when it was not built."""
+    """The native CBOR codec module, or None when it was not built or is stale.
+
+    Stale: a build left over from an older ``_cbor.c`` (an editable install
+    not rebuilt), whose ``ABI`` differs from what this code calls. It is not
+    used (said once, at debug level), so launches take the JSON pipe instead
+    of failing on a call the old build does not know.
+    """
+    global _stale_logged
     try:
         codec = importlib.import_module(f"{__package__}._cbor")
     except ImportError:
+        return None
+    abi = getattr(codec, "ABI", None)
+    if abi != _CODEC_ABI:
+        if not _stale_logged:
+            _stale_logged = True
+            _log.debug(
+                "kobrowser.cdp._cbor is stale (ABI %s, this code needs %d; rebuild it: "
+                "pip install -e . or scripts/setup.sh): using the JSON pipe",
+                abi,
+                _CODEC_ABI,
+            )
         return None
     codec.set_default(_to_builtins)
     return codec
@@ -231,7 +254,9 @@ class PipeTransport:
     ) -> None:
         codec = cbor_codec() if cbor else None
         if cbor and codec is None:
-            raise ValueError("the CBOR pipe needs kobrowser.cdp._cbor, which is not built")
+            raise ValueError(
+                "the CBOR pipe needs kobrowser.cdp._cbor, which is not built (or is stale)"
+            )
         self.kind = "pipe-cbor" if cbor else "pipe-json"
         self._read_fd = read_fd
         self._write_fd = write_fd

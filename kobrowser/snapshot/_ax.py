@@ -103,19 +103,37 @@ def decode_ax_tree(data: bytes | bytearray | memoryview | str) -> AXTree:
         return AX_TREE_DECODER.decode(data)
 
 
+class _WalkAXValue(msgspec.Struct, gc=False):
+    """An :class:`AXValue` without its ``type``, which the walk never reads."""
+
+    value: Any = None
+
+
+class _WalkAXProperty(msgspec.Struct, gc=False):
+    """An :class:`AXProperty` holding a :class:`_WalkAXValue`."""
+
+    name: str
+    value: _WalkAXValue
+
+
 class _WalkAXNode(AXNode, gc=False):
-    """An :class:`AXNode` whose ``properties`` and ``childIds`` are tuples.
+    """An :class:`AXNode` as the walk reads it: tuples, values without ``type``.
 
     What the snapshot's fetch decodes (:func:`decode_snapshot_nodes`): the
-    walk only reads these two fields, and tuples cost less than lists to
-    decode and to keep. A node with no children or no properties shares
-    the empty tuple instead of holding a list of its own, and a tuple of
-    strings or of untracked structs leaves the cyclic garbage collector's
-    care at its first pass, where tens of thousands of lists would be
-    walked again at every collection while they live.
+    walk only reads ``properties`` and ``childIds``, and tuples cost less
+    than lists to decode and to keep. A node with no children or no
+    properties shares the empty tuple instead of holding a list of its own,
+    and a tuple of strings or of untracked structs leaves the cyclic garbage
+    collector's care at its first pass, where tens of thousands of lists
+    would be walked again at every collection while they live. The values
+    (``role``, ``name``, ``value`` and the properties') leave out ``type``:
+    one string fewer per value.
     """
 
-    properties: tuple[AXProperty, ...] = ()  # type: ignore[assignment]
+    role: _WalkAXValue | None = None  # type: ignore[assignment]
+    name: _WalkAXValue | None = None  # type: ignore[assignment]
+    value: _WalkAXValue | None = None  # type: ignore[assignment]
+    properties: tuple[_WalkAXProperty, ...] = ()  # type: ignore[assignment]
     childIds: tuple[str, ...] = ()  # type: ignore[assignment]
 
 
@@ -130,9 +148,10 @@ def decode_snapshot_nodes(data: bytes | bytearray | memoryview | str) -> list[AX
     """The nodes of a JSON ``getFullAXTree`` result, for the snapshot walk only.
 
     Like ``decode_ax_tree(data).nodes``, with the garbage collector paused,
-    but each node's ``properties`` and ``childIds`` are tuples (see
-    ``_WalkAXNode``): read them, never change them. Not for the AX mirror or
-    anything that compares nodes with other decoded nodes.
+    but each node's ``properties`` and ``childIds`` are tuples and its
+    values have no ``type`` (see ``_WalkAXNode``): read them, never change
+    them. Not for the AX mirror or anything that compares nodes with other
+    decoded nodes.
 
     Raises:
         msgspec.ValidationError: The JSON does not have the expected shape.

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from _server import PageServer
 
-from kobrowser import Tab
+from kobrowser import ProtocolError, Tab
 from kobrowser._clickable import ClickableMaps, clickable_nodes
 from kobrowser._tab._clickwatch import FULL_EVERY, ClickWatch
 from kobrowser.cdp import CDPSession
@@ -208,3 +208,33 @@ async def test_aria_and_data_attributes_keep_the_map_unless_a_selector_names_the
         fresh = watch.stats["fresh"]
         await kept_map(watch, tab.cdp)
         assert watch.stats["fresh"] == fresh + 1
+
+
+async def test_nodes_handed_over_for_a_map_read_afresh_are_let_go(
+    server: PageServer, open_tab: OpenTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A text-only change hands over remote objects of DOM nodes; a snapshot
+    # that reads the map afresh anyway (fresh=True: not mirrored) must still
+    # release them, or every such snapshot pins more nodes in the page.
+    async with open_tab(server.set_page("/click-release.html", click_page(5))) as tab:
+        await tab.evaluate(CLICK_MUTATE_JS)
+        watch = ClickWatch(tab.cdp)
+        await kept_map(watch, tab.cdp)
+        answers: list[Any] = []
+        read = watch._read
+
+        async def spy(timeout: float) -> Any:
+            answers.append(await read(timeout))
+            return answers[-1]
+
+        monkeypatch.setattr(watch, "_read", spy)
+        await tab.evaluate("window.__clickMutate(5, 3, true)")
+        maps = ClickableMaps()
+        await watch.prepare(maps, timeout=30, fresh=True)
+        assert not maps.has(tab.cdp)  # read afresh
+        [handed] = answers
+        assert isinstance(handed, list) and handed, handed
+        objects = [o for o in handed if o is not None]
+        for object_id in objects:
+            with pytest.raises(ProtocolError):
+                await tab.cdp.send("Runtime.getProperties", {"objectId": object_id}, timeout=10)

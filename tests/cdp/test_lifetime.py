@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import types
 from pathlib import Path
 
 import anyio
@@ -84,6 +85,59 @@ def test_without_the_codec_pipe_means_json_said_once_at_debug(
         choose_transport("pipe-cbor")
     with pytest.raises(ValueError, match="not built"):
         _pipe.PipeTransport(-1, -1, cbor=True)
+
+
+def test_the_built_codec_reports_the_abi_this_code_calls() -> None:
+    codec = _pipe.cbor_codec()
+    if codec is None:
+        pytest.skip("kobrowser.cdp._cbor is not built")
+    assert codec.ABI == _pipe._CODEC_ABI
+
+
+@pytest.fixture
+def stale_codec(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+    """kobrowser.cdp._cbor imports, but is a build of an older _cbor.c."""
+    old = types.ModuleType("kobrowser.cdp._cbor")  # an ABI 1 build had no ABI constant
+    monkeypatch.setitem(sys.modules, "kobrowser.cdp._cbor", old)
+    monkeypatch.setattr(_pipe, "_stale_logged", False)
+    monkeypatch.setattr(_launcher, "_fallback_logged", False)
+    return old
+
+
+@pytest.mark.parametrize("abi", [None, 1, 3])
+def test_a_stale_codec_is_not_used_said_once_at_debug(
+    stale_codec: types.ModuleType,
+    abi: int | None,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("KOBROWSER_TRANSPORT", raising=False)
+    if abi is not None:
+        stale_codec.ABI = abi  # type: ignore[attr-defined]
+    with caplog.at_level(logging.DEBUG, logger="kobrowser.cdp"):
+        assert _pipe.cbor_codec() is None
+        assert choose_transport() == "pipe-json"
+        assert choose_transport("pipe") == "pipe-json"
+    said = [r for r in caplog.records if "_cbor is stale" in r.getMessage()]
+    assert len(said) == 1
+    assert said[0].levelno == logging.DEBUG
+    assert f"ABI {abi}, this code needs {_pipe._CODEC_ABI}" in said[0].getMessage()
+    with pytest.raises(LaunchError, match="not built or is stale"):
+        choose_transport("pipe-cbor")
+    with pytest.raises(ValueError, match="is stale"):
+        _pipe.PipeTransport(-1, -1, cbor=True)
+
+
+@pytest.mark.anyio
+async def test_launch_with_a_stale_codec_uses_the_json_pipe(
+    stale_codec: types.ModuleType, private_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("KOBROWSER_TRANSPORT", raising=False)
+    async with kobrowser.launch() as browser:
+        assert browser.connection.transport_kind == "pipe-json"
+        tab = await browser.new_tab("data:text/html;charset=utf-8,<button>Go</button>")
+        assert '1: button "Go"' in (await tab.snapshot()).text
+    assert leftovers(private_tmp) == []
 
 
 @pytest.mark.anyio
