@@ -20,6 +20,7 @@ import functools
 import math
 import os
 import re
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -64,6 +65,9 @@ _COLLECTIONS = (list, tuple, set, frozenset)
 _SEQUENCES = (list, tuple)
 _PATHS = (str, os.PathLike)
 _INF = math.inf
+# The largest finite float: an int above it is not a number of seconds (float()
+# of it raises OverflowError, and so does math.isfinite); comparisons stay exact.
+_MAX = sys.float_info.max
 
 
 def _show(value: Any) -> str:
@@ -98,6 +102,11 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, _NUMBERS) and value.__class__ is not bool
 
 
+def _finite(value: float) -> bool:
+    """A finite float, or an int a float can hold (never raises OverflowError)."""
+    return -_MAX <= value <= _MAX  # NaN fails
+
+
 # -- single checks -------------------------------------------------------------
 
 
@@ -106,10 +115,10 @@ def seconds(value: Any, argument: str = "timeout", *, positive: bool = False) ->
     # The hot path (every CDP call): a plain float or int. NaN fails every
     # comparison; a bool's class is bool, never int.
     cls = value.__class__
-    if (cls is float or cls is int) and (0 < value < _INF if positive else 0 <= value < _INF):
+    if (cls is float or cls is int) and (0 < value <= _MAX if positive else 0 <= value <= _MAX):
         return float(value)
     bound = "> 0" if positive else ">= 0"
-    if not _is_number(value) or not math.isfinite(value) or value < 0 or (positive and value == 0):
+    if not _is_number(value) or not _finite(value) or value < 0 or (positive and value == 0):
         raise fail(argument, value, f"a number of seconds {bound} (not NaN or infinite)")
     return float(value)
 
@@ -119,9 +128,9 @@ def timeout(value: Any, argument: str = "timeout") -> float | None:
     if value is None:
         return None
     cls = value.__class__
-    if (cls is float or cls is int) and 0 <= value < _INF:
+    if (cls is float or cls is int) and 0 <= value <= _MAX:
         return float(value)
-    if not _is_number(value) or not math.isfinite(value) or value < 0:
+    if not _is_number(value) or not _finite(value) or value < 0:
         raise fail(argument, value, "a number of seconds >= 0 (not NaN or infinite), or None")
     return float(value)
 
@@ -197,7 +206,7 @@ def number(
     """A finite number from ``low`` (to ``high``) of ``unit`` (named in the message), as a float."""
     if (
         not _is_number(value)
-        or not math.isfinite(value)
+        or not _finite(value)
         or value < low
         or (high is not None and value > high)
     ):

@@ -41,7 +41,10 @@ def test_load_states_match_the_library() -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    [float("nan"), float("inf"), -float("inf"), -1, -0.001, True, False, "5", b"5", [5], 1j],
+    [
+        *(float("nan"), float("inf"), -float("inf"), -1, -0.001, True, False, "5", b"5", [5], 1j),
+        *(10**400, -(10**400)),  # beyond a float: an error, not OverflowError
+    ],
 )
 def test_bad_timeouts(bad: Any) -> None:
     with pytest.raises(InvalidArgumentError) as info:
@@ -64,6 +67,17 @@ def test_positive_seconds() -> None:
         v.seconds(0, positive=True)
     with pytest.raises(InvalidArgumentError, match="wait: got inf"):
         v.seconds(math.inf, "wait")
+    with pytest.raises(InvalidArgumentError, match="wait: got 1000"):
+        v.seconds(10**400, "wait", positive=True)
+    assert v.seconds(2**1000) == float(2**1000)  # an int a float holds is fine
+
+
+@pytest.mark.parametrize("keyword", ["ms", "x"])
+def test_numbers_beyond_a_float_are_refused_not_overflowing(keyword: str) -> None:
+    with pytest.raises(InvalidArgumentError) as info:
+        v.number(10**400, keyword)
+    assert info.value.argument == keyword
+    assert v.number(-(2**1000), keyword) == -float(2**1000)
 
 
 @pytest.mark.parametrize("bad", [0, -1, True, False, 1.0, "3", None, 2**63 * -1])

@@ -9,6 +9,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import msgspec
+
 import kobrowser
 
 from ._commands import CommandError, Context, Result, _call, _tab, handler
@@ -91,11 +93,9 @@ async def _state_load(ctx: Context, args: dict[str, Any]) -> Result:
 
 
 def _describe(emulation: kobrowser.Emulation) -> dict[str, Any]:
-    return {
-        name: getattr(emulation, name)
-        for name in emulation.__struct_fields__
-        if getattr(emulation, name) not in (None, (), False)
-    }
+    """The settings in use, as JSON values (a Geolocation becomes a dict)."""
+    described: dict[str, Any] = msgspec.to_builtins(emulation)
+    return {name: value for name, value in described.items() if value not in (None, [], False)}
 
 
 async def _emulate(ctx: Context, text: str, **options: Any) -> Result:

@@ -197,7 +197,9 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
         sock = _start_daemon(paths, options, replace_stale=stale)
     budget = (timeout or DEFAULT_TIMEOUT) + _answer_grace()
     if cmd == "wait" and isinstance(args.get("ms"), int):
-        budget += args["ms"] / 1000
+        # capped: a pause past a float's range (ms / 1000 would raise
+        # OverflowError here) is refused by the daemon's check
+        budget += min(args["ms"], 10**15) / 1000
     on_progress: Callable[[dict[str, Any]], None] | None = None
     if streamed:
         from ._streaming import STREAM_GRACE, progress_printer

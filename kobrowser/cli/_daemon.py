@@ -301,7 +301,19 @@ class Daemon:
 
     async def send(self, stream: anyio.abc.SocketStream, message: dict[str, Any]) -> bool:
         try:
-            await stream.send(encode(message))
+            data = encode(message)
+        except (TypeError, ValueError):  # a reply that is not JSON: a bug, not a dead daemon
+            log(f"internal error in the daemon ({REPORT}):\n{traceback.format_exc()}")
+            data = encode(
+                self.error_reply(
+                    message.get("id"),
+                    "InternalError",
+                    "internal error in the daemon (a bug in kobrowser)",
+                    self.report_hint(),
+                )
+            )
+        try:
+            await stream.send(data)
         except (anyio.BrokenResourceError, anyio.ClosedResourceError):
             return False
         return True

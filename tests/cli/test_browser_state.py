@@ -88,6 +88,11 @@ def test_set_device_viewport_offline_and_reset(ko: Ko, server: PageServer) -> No
     ko.ok("set", "offline", "off")
     assert ko.ok("eval", "navigator.onLine") == "true\n"
     assert ko.json("set", "locale", "de-DE")["result"]["emulation"]["locale"] == "de-DE"
+    # A geolocation is answered as JSON too (it once took the daemon down).
+    geo = ko.json("set", "geo", "52.5", "13.4")["result"]["emulation"]["geolocation"]
+    assert geo == {"latitude": 52.5, "longitude": 13.4, "accuracy": 0.0}
+    assert ko.ok("set", "geo", "0", "0") == "geolocation 0, 0\n"
+    assert ko.ok("eval", "navigator.language") == "de-DE\n"  # the same daemon still serves
     ko.ok("set", "reset")
     assert ko.ok("eval", "navigator.userAgent") != pixel.user_agent + "\n"
     assert ko.ok("eval", "navigator.language") != "de-DE\n"
