@@ -407,7 +407,8 @@ class Daemon:
         timeout: float | None = opts.get("timeout")  # checked by check_request
         budget: float | None = (timeout or self.browser.timeout) + GRACE
         if cmd == "wait" and isinstance(args.get("ms"), int):
-            budget = (budget or 0) + args["ms"] / 1000
+            # capped: ms / 1000 overflows past a float; Tab.wait refuses such a pause
+            budget = (budget or 0) + min(args["ms"], 10**15) / 1000
         if cmd in STREAMING:
             budget = None  # each action and model call has its own deadline
         scope = anyio.CancelScope()

@@ -509,6 +509,17 @@ def test_chrome_killed_stops_the_daemon_and_the_next_command_starts_anew(ko: Ko)
     assert ko.status("default")["pid"] != before["pid"]
 
 
+@pytest.mark.shared_session
+def test_numbers_past_a_float_are_usage_errors_not_tracebacks(ko: Ko) -> None:
+    # wait's ms / 1000 overflowed in the client and in the daemon; a socket
+    # timeout past time_t (--timeout 1e300) overflowed in the client.
+    result = ko("wait", "1" + "0" * 400)
+    assert result.returncode == 2, result.stderr
+    assert one_line_error(result).startswith("ko-browser: ms: got 1000"), result.stderr
+    assert "Traceback" not in result.stderr
+    assert ko.ok("--timeout", "1e300", "eval", "1 + 1") == "2\n"
+
+
 def test_client_timeout_does_not_resend(ko: Ko) -> None:
     ko.ok("eval", "window.count = 0")
     daemon = ko.status("default")["pid"]
