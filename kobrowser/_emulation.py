@@ -128,7 +128,10 @@ def _geolocation(value: Any) -> Geolocation:
     ranges = "latitude in [-90, 90], longitude in [-180, 180], accuracy >= 0 (meters)"
     if not all(isinstance(n, int | float) and not isinstance(n, bool) for n in numbers):
         raise fail("geolocation", value, f"numbers: {ranges}")
-    latitude, longitude, accuracy = (float(n) for n in numbers)
+    try:
+        latitude, longitude, accuracy = (float(n) for n in numbers)
+    except OverflowError:  # an int beyond a float's range
+        latitude = longitude = accuracy = math.inf
     if not all(math.isfinite(n) for n in (latitude, longitude, accuracy)):
         raise fail("geolocation", value, f"finite numbers: {ranges}")
     if not -90 <= latitude <= 90 or not -180 <= longitude <= 180 or accuracy < 0:

@@ -210,6 +210,7 @@ async def test_tab_viewport_and_context_viewport(browser: Browser, server: PageS
         ({"locale": "not a locale"}, "locale", "language tag"),
         ({"timezone_id": "Mars/Olympus"}, "timezone_id", "a known time zone"),
         ({"geolocation": {"latitude": 91, "longitude": 0}}, "geolocation", "[-90, 90]"),
+        ({"geolocation": (10**400, 0)}, "geolocation", "finite numbers"),  # not OverflowError
         ({"color_scheme": "black"}, "color_scheme", "'dark'"),
         ({"extra_http_headers": {"Bad Name": "x"}}, "extra_http_headers", "header name"),
         ({"permissions": ["telepathy"]}, "permissions", "a known permission"),

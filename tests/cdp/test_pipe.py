@@ -288,6 +288,27 @@ async def test_json_message_over_the_limit_closes() -> None:
         await call_while(chrome, conn, chrome.write(data), "exceeds")
 
 
+async def test_a_codec_failure_fails_waiting_calls_at_once() -> None:
+    # Any other error of the codec (a build that does not match this code
+    # raised TypeError) ends the connection: no call waits out its deadline.
+    if cbor_codec() is None:
+        pytest.skip("needs the codec")
+    async with chrome_and_connection("cbor") as (chrome, conn):
+        real = chrome.transport._framer.codec
+
+        class Broken:
+            CBORError = real.CBORError
+
+            @staticmethod
+            def to_json(data: Any, lean: Any = None) -> bytes:
+                raise TypeError("to_json() takes exactly one argument (2 given)")
+
+        chrome.transport._framer.codec = Broken
+        words = r"could not be read: TypeError\('to_json\(\) takes"
+        await call_while(chrome, conn, chrome.send({"method": "Page.x", "params": {}}), words)
+        assert conn.closed
+
+
 async def test_chrome_exiting_fails_waiting_calls(mode: str) -> None:
     async with chrome_and_connection(mode) as (chrome, conn):
 
