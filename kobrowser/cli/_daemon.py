@@ -302,7 +302,7 @@ class Daemon:
     async def send(self, stream: anyio.abc.SocketStream, message: dict[str, Any]) -> bool:
         try:
             data = encode(message)
-        except (TypeError, ValueError):  # a reply that is not JSON: a bug, not a dead daemon
+        except (TypeError, ValueError, RecursionError):  # not JSON: a bug, not a dead daemon
             log(f"internal error in the daemon ({REPORT}):\n{traceback.format_exc()}")
             data = encode(
                 self.error_reply(
