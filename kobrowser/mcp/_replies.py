@@ -64,8 +64,18 @@ def element_line(element: Element) -> str:
 
 
 def json_text(value: Any) -> str:
-    """A JavaScript value as JSON text (``undefined`` and ``null`` both print ``null``)."""
-    return json.dumps(value, ensure_ascii=False, default=str)
+    """A JavaScript value as JSON text (``undefined`` and ``null`` both print ``null``).
+
+    Raises:
+        ValueError: the value is nested too deeply to print (a tool failure).
+    """
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except RecursionError:
+        raise ValueError(
+            "the value is nested too deeply to print: return a part of it, "
+            "or JSON.stringify it in the script"
+        ) from None
 
 
 def error_message(exc: BaseException) -> str:

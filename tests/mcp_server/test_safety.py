@@ -9,7 +9,7 @@ import pytest
 
 from kobrowser import Element
 from kobrowser.actions import normalize_url
-from kobrowser.mcp._replies import element_line
+from kobrowser.mcp._replies import element_line, json_text
 from kobrowser.mcp._safety import LocalClientsOnly, RefusedError, is_loopback, upload_files
 
 pytestmark = pytest.mark.anyio
@@ -175,3 +175,12 @@ def test_element_line() -> None:
     )
     long = element_line(_element(role="text", name="word " * 40, value="v" * 60))
     assert long == f'7: text "{"word " * 15}wo..." value="{"v" * 47}..."'
+
+
+def test_a_value_nested_too_deeply_is_a_tool_failure_not_a_crash() -> None:
+    deep: list[Any] = [1]
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(ValueError, match="nested too deeply to print"):
+        json_text(deep)
+    assert json_text([[1], {"a": None}]) == '[[1], {"a": null}]'
