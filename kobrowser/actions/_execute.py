@@ -101,6 +101,7 @@ def normalize_url(url: str) -> str:
         host = authority.split("]", 1)[0] + "]"
     else:
         host = authority.split(":", 1)[0]
+    host = host.lower()  # host names are case-insensitive: LOCALHOST:8000 is local too
     if host in {"localhost", "127.0.0.1", "[::1]"} or host.endswith(".localhost"):
         return "http://" + url
     return "https://" + url

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
 __all__ = ["Connection", "LeanAXDecode"]
 
 _log = logging.getLogger("kobrowser.cdp")
+_ID_HEAD = re.compile(rb'\{"id":(\d{1,15})[,}]')  # how Chrome's replies start
 
 
 _EMPTY = msgspec.Raw(b"{}")
@@ -442,6 +444,9 @@ class Connection:
         except msgspec.DecodeError:
             _log.warning("dropped a malformed CDP message: %.200r", data)
             return
+        except RecursionError:  # a page's value nested ~1,000 deep: fail its call only
+            self._too_deep(data)
+            return
         call_id = envelope.id
         if call_id is not None:
             self._resolve(call_id, envelope.result, envelope.error)
@@ -454,6 +459,17 @@ class Connection:
         session = self._sessions.get(envelope.sessionId)
         if session is not None:
             session._dispatch(method, envelope.params)
+
+    def _too_deep(self, data: bytes | str) -> None:
+        """Fail the call a message nested too deeply to decode answers (else drop it)."""
+        head = data[:32].encode() if isinstance(data, str) else bytes(data[:32])
+        match = _ID_HEAD.match(head)
+        call = self._pending.pop(int(match.group(1)), None) if match is not None else None
+        if call is None or call.done:
+            _log.warning("dropped a CDP message nested too deeply to read: %.200r", data)
+            return
+        call.error = KoBrowserError(f"{call.method}: the answer is nested too deeply to read")
+        call.finish()
 
     def _resolve(self, call_id: int, result: msgspec.Raw, error: ErrorBody | None) -> None:
         call = self._pending.pop(call_id, None)

@@ -153,6 +153,11 @@ class _Framer:
             return
         except OSError as exc:
             self.error = ConnectionClosedError(f"the pipe to the browser failed: {exc}")
+        except Exception as exc:  # a codec that fails otherwise (e.g. a build not matching)
+            # Without this, asyncio would log it from its reader callback and
+            # every call would wait out its deadline; now they all fail at once.
+            _log.exception("reading the browser's messages failed")
+            self.error = ConnectionClosedError(f"the browser's messages could not be read: {exc!r}")
 
     def _eof(self) -> None:
         self.error = ConnectionClosedError("the browser closed the pipe (Chrome exited)")

@@ -42,6 +42,9 @@ DEFAULT_TIMEOUT = 30.0
 #: Seconds the client waits past the command's deadline for the daemon's answer
 #: (``$KOBROWSER_ANSWER_GRACE`` overrides it).
 ANSWER_GRACE = 15.0
+#: The longest the client waits for one answer, in seconds (about 115 days): a
+#: socket refuses a timeout past time_t (``--timeout 1e300``, ``wait`` of 10**15 ms).
+LONGEST_WAIT = 1e7
 #: Seconds to wait for a new daemon beyond its Chrome launch timeout.
 START_GRACE = 20.0
 
@@ -295,7 +298,7 @@ def _send_and_read(
     paths: SessionPaths,
     on_progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    sock.settimeout(budget)
+    sock.settimeout(min(budget, LONGEST_WAIT))
     try:
         sock.sendall(encode(request))
     except OSError as exc:
@@ -510,7 +513,7 @@ def _spawn(
                     f"{launch_timeout + START_GRACE:g} s",
                     f"see {paths.log}",
                 )
-            ready, _, _ = select.select([read_fd], [], [], remaining)
+            ready, _, _ = select.select([read_fd], [], [], min(remaining, LONGEST_WAIT))
             if not ready:
                 continue
             chunk = os.read(read_fd, 65536)

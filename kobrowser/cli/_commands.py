@@ -498,8 +498,15 @@ async def _tab_close(ctx: Context, args: dict[str, Any]) -> Result:
 
 @handler("eval")
 async def _eval(ctx: Context, args: dict[str, Any]) -> Result:
-    value = _jsonable(await _call(ctx, _tab(ctx).evaluate, args["script"]))
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    found = await _call(ctx, _tab(ctx).evaluate, args["script"])
+    try:
+        value = _jsonable(found)
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    except RecursionError:
+        raise CommandError(
+            "the script's value is nested too deeply to print",
+            "return a part of it, or JSON.stringify it in the script",
+        ) from None
     return {"value": value}, text
 
 

@@ -302,7 +302,7 @@ class Daemon:
     async def send(self, stream: anyio.abc.SocketStream, message: dict[str, Any]) -> bool:
         try:
             data = encode(message)
-        except (TypeError, ValueError):  # a reply that is not JSON: a bug, not a dead daemon
+        except (TypeError, ValueError, RecursionError):  # not JSON: a bug, not a dead daemon
             log(f"internal error in the daemon ({REPORT}):\n{traceback.format_exc()}")
             data = encode(
                 self.error_reply(
@@ -407,7 +407,8 @@ class Daemon:
         timeout: float | None = opts.get("timeout")  # checked by check_request
         budget: float | None = (timeout or self.browser.timeout) + GRACE
         if cmd == "wait" and isinstance(args.get("ms"), int):
-            budget = (budget or 0) + args["ms"] / 1000
+            # capped: ms / 1000 overflows past a float; Tab.wait refuses such a pause
+            budget = (budget or 0) + min(args["ms"], 10**15) / 1000
         if cmd in STREAMING:
             budget = None  # each action and model call has its own deadline
         scope = anyio.CancelScope()

@@ -20,7 +20,7 @@ import anyio.lowlevel
 import msgspec
 import pytest
 
-from kobrowser import CDPTimeoutError, ConnectionClosedError, ProtocolError
+from kobrowser import CDPTimeoutError, ConnectionClosedError, KoBrowserError, ProtocolError
 from kobrowser.cdp import Connection, LeanAXDecode, PipeTransport, cbor_codec
 
 from ._cbor_ref import chrome_encode
@@ -286,6 +286,47 @@ async def test_json_message_over_the_limit_closes() -> None:
     async with chrome_and_connection("json", max_message=1 << 21) as (chrome, conn):
         data = b'{"method":"x","params":"' + b"a" * (3 << 20)
         await call_while(chrome, conn, chrome.write(data), "exceeds")
+
+
+async def test_a_codec_failure_fails_waiting_calls_at_once() -> None:
+    # Any other error of the codec (a build that does not match this code
+    # raised TypeError) ends the connection: no call waits out its deadline.
+    if cbor_codec() is None:
+        pytest.skip("needs the codec")
+    async with chrome_and_connection("cbor") as (chrome, conn):
+        real = chrome.transport._framer.codec
+
+        class Broken:
+            CBORError = real.CBORError
+
+            @staticmethod
+            def to_json(data: Any, lean: Any = None) -> bytes:
+                raise TypeError("to_json() takes exactly one argument (2 given)")
+
+        chrome.transport._framer.codec = Broken
+        words = r"could not be read: TypeError\('to_json\(\) takes"
+        await call_while(chrome, conn, chrome.send({"method": "Page.x", "params": {}}), words)
+        assert conn.closed
+
+
+async def test_an_answer_nested_too_deeply_fails_its_call_only() -> None:
+    # A page's value returned by value can nest ~1,000 deep: the envelope's
+    # decoder hit the recursion limit in the reader, which ended the connection.
+    async with chrome_and_connection("json") as (chrome, conn):
+        deep = b"[" * 5000 + b"1" + b"]" * 5000
+        async with anyio.create_task_group() as tg:
+
+            async def play() -> None:
+                command, _ = await chrome.next_command()
+                await chrome.write(b'{"id":%d,"result":{"value":%s}}\0' % (command["id"], deep))
+                await answer_next(chrome, {"product": "Chrome"})
+
+            tg.start_soon(play)
+            with anyio.fail_after(SOON):
+                with pytest.raises(KoBrowserError, match="nested too deeply to read"):
+                    await conn.root.send("Runtime.evaluate")
+                assert await conn.root.send("Browser.getVersion") == {"product": "Chrome"}
+        assert not conn.closed
 
 
 async def test_chrome_exiting_fails_waiting_calls(mode: str) -> None:

@@ -509,6 +509,27 @@ def test_chrome_killed_stops_the_daemon_and_the_next_command_starts_anew(ko: Ko)
     assert ko.status("default")["pid"] != before["pid"]
 
 
+@pytest.mark.shared_session
+def test_numbers_past_a_float_are_usage_errors_not_tracebacks(ko: Ko) -> None:
+    # wait's ms / 1000 overflowed in the client and in the daemon; a socket
+    # timeout past time_t (--timeout 1e300) overflowed in the client.
+    result = ko("wait", "1" + "0" * 400)
+    assert result.returncode == 2, result.stderr
+    assert one_line_error(result).startswith("ko-browser: ms: got 1000"), result.stderr
+    assert "Traceback" not in result.stderr
+    assert ko.ok("--timeout", "1e300", "eval", "1 + 1") == "2\n"
+
+
+@pytest.mark.shared_session
+def test_eval_of_a_value_nested_too_deeply_is_a_clear_error(ko: Ko) -> None:
+    deep = "(() => { let o = 1; for (let i = 0; i < 900; i++) o = [o]; return o; })()"
+    result = ko("eval", deep)
+    assert result.returncode == 1, result.stderr
+    error = one_line_error(result)
+    assert "nested too deeply to print" in error and "internal error" not in error, error
+    assert ko.ok("eval", "[[[1]]]") == "[[[1]]]\n"  # the session still answers
+
+
 def test_client_timeout_does_not_resend(ko: Ko) -> None:
     ko.ok("eval", "window.count = 0")
     daemon = ko.status("default")["pid"]

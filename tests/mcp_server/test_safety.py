@@ -142,6 +142,8 @@ async def test_local_clients_only() -> None:
         ("chrome://version", "chrome://version"),
         ("[::1]", "http://[::1]"),
         ("[2001:db8::1]:443/x", "https://[2001:db8::1]:443/x"),
+        ("LocalHost:8000/A", "http://LocalHost:8000/A"),
+        ("App.LOCALHOST", "http://App.LOCALHOST"),
     ],
 )
 def test_normalize_url(url: str, normal: str) -> None:
