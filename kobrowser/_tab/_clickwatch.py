@@ -242,13 +242,18 @@ class ClickWatch:
         index, self._index = self._index, None  # until it is known to be current
         self._wanted = False
         found: dict[int, int] | None = None
-        try:
-            answer = await self._read(timeout)
-        except KoBrowserError:
-            answer = "full"
-        self._since_full += 1
         if fresh:
+            # Read afresh anyway: the watcher is not asked (one round trip
+            # less); what it saw is reported at the next read, which only
+            # errs towards reading afresh (a text update is idempotent).
+            answer: str | list[Any] = "full"
             index = None
+        else:
+            try:
+                answer = await self._read(timeout)
+            except KoBrowserError:
+                answer = "full"
+        self._since_full += 1
         if index is not None and answer != "full" and self._since_full < FULL_EVERY:
             if answer == "same":
                 found = index.found

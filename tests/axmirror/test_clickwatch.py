@@ -213,9 +213,9 @@ async def test_aria_and_data_attributes_keep_the_map_unless_a_selector_names_the
 async def test_nodes_handed_over_for_a_map_read_afresh_are_let_go(
     server: PageServer, open_tab: OpenTab, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A text-only change hands over remote objects of DOM nodes; a snapshot
-    # that reads the map afresh anyway (fresh=True: not mirrored) must still
-    # release them, or every such snapshot pins more nodes in the page.
+    # A text-only change hands over remote objects of DOM nodes; when the map
+    # is read afresh anyway (the period), they must still be released, or each
+    # such snapshot pins more nodes in the page.
     async with open_tab(server.set_page("/click-release.html", click_page(5))) as tab:
         await tab.evaluate(CLICK_MUTATE_JS)
         watch = ClickWatch(tab.cdp)
@@ -228,13 +228,43 @@ async def test_nodes_handed_over_for_a_map_read_afresh_are_let_go(
             return answers[-1]
 
         monkeypatch.setattr(watch, "_read", spy)
-        await tab.evaluate("window.__clickMutate(5, 3, true)")
-        maps = ClickableMaps()
-        await watch.prepare(maps, timeout=30, fresh=True)
-        assert not maps.has(tab.cdp)  # read afresh
-        [handed] = answers
+        for seed in range(1, FULL_EVERY + 1):
+            await tab.evaluate(f"window.__clickMutate({seed}, 3, true)")
+            await kept_map(watch, tab.cdp)
+        assert watch.stats["fresh"] == 2, watch.stats  # the first read and the period
+        handed = answers[-1]
         assert isinstance(handed, list) and handed, handed
-        objects = [o for o in handed if o is not None]
-        for object_id in objects:
+        for object_id in [o for o in handed if o is not None]:
             with pytest.raises(ProtocolError):
                 await tab.cdp.send("Runtime.getProperties", {"objectId": object_id}, timeout=10)
+
+
+async def test_a_map_read_afresh_anyway_does_not_ask_the_watcher(
+    server: PageServer, open_tab: OpenTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # fresh=True (a snapshot not served by the mirror): no round trip to the
+    # watcher; what it saw meanwhile is still reported at the next read.
+    async with open_tab(server.set_page("/click-fresh.html", click_page(5))) as tab:
+        await tab.evaluate(CLICK_MUTATE_JS)
+        watch = ClickWatch(tab.cdp)
+        await kept_map(watch, tab.cdp)
+        await tab.evaluate("window.__clickMutate(3, 2, true)")
+        reads: list[float] = []
+        read = watch._read
+
+        async def counted(timeout: float) -> Any:
+            reads.append(timeout)
+            return await read(timeout)
+
+        monkeypatch.setattr(watch, "_read", counted)
+        maps = ClickableMaps()
+        await watch.prepare(maps, timeout=30, fresh=True)
+        assert not maps.has(tab.cdp) and reads == []
+        [result] = await tab.cdp.connection.call_many([maps.call(tab.cdp)], timeout=30)
+        assert not isinstance(result, BaseException), result
+        watch.after(maps)
+        await tab.evaluate("window.__clickMutate(4, 2, true)")
+        kept = await kept_map(watch, tab.cdp)
+        assert kept == await clickable_nodes(tab.cdp, timeout=30)
+        assert watch.stats == {"fresh": 2, "same": 0, "texts": 1}, watch.stats
+        assert reads == [30]
