@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import anyio
 
@@ -62,18 +62,43 @@ async def click(
             modifiers=mask,
         )
         guards = await _read_guards(target, deadline, wait={"mouseup": click_count})
-        if guards is None or not guards[1]:
+        if guards is None:
             return
-        if guards[0]:
+        if not guards.blocked:
+            if guards.ups >= click_count > guards.downs:
+                # The release reached the element's frame but the press did
+                # not: Chrome sent it to the page (an out-of-process frame's
+                # input routing not ready, on a loaded machine), so no click
+                # happened. The guard was armed for both, so nothing in this
+                # frame was pressed: press again.
+                continue
+            return
+        if guards.ok:
             raise NotInteractableError(
                 f"element {element_id} moved while it was clicked: part of the click "
                 "was blocked before it reached another element. Take a new snapshot.",
                 element_id,
             )
     raise NotInteractableError(
-        f"element {element_id} kept moving away from the pointer; no click was delivered",
+        f"no click reached element {element_id}: it kept moving away from the pointer, "
+        "or its frame kept missing the press. Take a new snapshot and try again.",
         element_id,
     )
+
+
+class Guards(NamedTuple):
+    """What the pointer guards of one action saw."""
+
+    ok: int
+    """Button events that reached the element."""
+    blocked: int
+    """Button events blocked in any frame (they went to another element)."""
+    moves: int
+    """Mouse moves the element's frame saw."""
+    downs: int
+    """Presses (``mousedown``) the element's frame saw."""
+    ups: int
+    """Releases (``mouseup``) the element's frame saw."""
 
 
 async def _read_guards(
@@ -82,7 +107,7 @@ async def _read_guards(
     *,
     keep: bool = False,
     wait: dict[str, int] | None = None,
-) -> tuple[int, int, int] | None:
+) -> Guards | None:
     """Read (and unless ``keep``, disarm) the pointer guards ``locate`` armed.
 
     The guard is armed in the element's frame and in every parent frame
@@ -90,9 +115,8 @@ async def _read_guards(
     event blocked in a parent frame never reached the element either.
 
     Returns:
-        (events that reached the element, events blocked in any frame,
-        mouse moves the element's frame saw), or None when the element's
-        frame is gone (the click navigated).
+        The counts (:class:`Guards`), or None when the element's frame is
+        gone (the click navigated).
     """
     own = await _guard_call(target.session, target.object_id, keep, deadline, wait)
     if own is None:
@@ -113,7 +137,13 @@ async def _read_guards(
         guard = await _guard_call(parent_session, owner_id, keep, deadline, None)
         if guard is not None:
             blocked += int(guard.get("blocked", 0))
-    return int(own.get("ok", 0)), blocked, int(own.get("moves", 0))
+    return Guards(
+        int(own.get("ok", 0)),
+        blocked,
+        int(own.get("moves", 0)),
+        int(own.get("downs", 0)),
+        int(own.get("ups", 0)),
+    )
 
 
 async def _guard_call(
@@ -161,7 +191,7 @@ async def hover(ctx: ActionContext, element_id: int, *, deadline: Deadline) -> N
             guards = await _read_guards(target, deadline, keep=True, wait={"mousemove": 1})
             if guards is None:
                 return  # the frame went away
-            if guards[2]:
+            if guards.moves:
                 await _read_guards(target, deadline)
                 return
             # The frame never saw the pointer: Chrome sent the move to the

@@ -153,7 +153,8 @@ GUARD_READ = r"""async function(keep, wait) {
       await new Promise((resolve) => setTimeout(resolve, 10));
   }
   if (!keep && w.__koGuard === g) w.__koGuard = null;
-  return g ? {ok: g.ok, blocked: g.blocked, moves: g.counts.mousemove || 0} : null;
+  return g ? {ok: g.ok, blocked: g.blocked, moves: g.counts.mousemove || 0,
+    downs: g.counts.mousedown || 0, ups: g.counts.mouseup || 0} : null;
 }"""
 
 INFO = r"""function(what, arg) {

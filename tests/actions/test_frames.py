@@ -139,7 +139,7 @@ def _moves_unseen(monkeypatch: pytest.MonkeyPatch, tab: Tab, unseen: int) -> lis
         if kw.get("wait") == {"mousemove": 1}:
             reads.append(got)
             if got is not None and len(reads) <= unseen:
-                return got[0], got[1], 0
+                return got._replace(moves=0)
         return got
 
     monkeypatch.setattr(_pointer, "_read_guards", read_guards)
@@ -168,6 +168,33 @@ async def test_hover_gives_up_when_the_frame_never_sees_the_pointer(
     assert len(reads) == 3
     assert info.value.element_id == target.id
     assert "never received the pointer" in str(info.value)
+
+
+async def test_click_presses_again_when_the_frame_saw_no_press(
+    ctx: tuple[Tab, Snapshot], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The release reached the element's frame but the press did not (Chrome sent
+    it to the page: an out-of-process frame's input routing not ready): no click
+    happened, so the click presses again instead of reporting success."""
+    tab, snap = ctx
+    button = find(snap, "button", "Press me")
+    original = _pointer._read_guards
+    reads: list[Any] = []
+
+    async def read_guards(target: Any, deadline: float, **kw: Any) -> Any:
+        got = await original(target, deadline, **kw)
+        if kw.get("wait") == {"mouseup": 1}:
+            reads.append(got)
+            if got is not None and len(reads) == 1:
+                assert got.downs == got.ups == 1, got
+                return got._replace(downs=0)  # as if the press had gone to the page
+        return got
+
+    monkeypatch.setattr(_pointer, "_read_guards", read_guards)
+    await tab.click(button.id)
+    assert len(reads) == 2
+    # The page really got the first press here, so it saw two whole clicks.
+    await assert_clicked(button, "btn", count=2)
 
 
 async def test_pointer_drag(ctx: tuple[Tab, Snapshot]) -> None:
