@@ -80,6 +80,10 @@ def _bind(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
+        # Listen before the "serving" line is printed: a client that reads it
+        # and connects at once waits in the backlog until uvicorn accepts,
+        # instead of being refused (seen on a loaded machine).
+        sock.listen(2048)
     except OSError:
         sock.close()
         raise
