@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .._exceptions import InvalidArgumentError
+from .._validate import fail
 
 if TYPE_CHECKING:
     from ._requests import Request
@@ -77,7 +78,13 @@ def check_resource_types(types: Iterable[str]) -> frozenset[str]:
     """
     if isinstance(types, str):
         types = [part for part in types.split(",") if part.strip()]
-    names = frozenset(str(name).strip().lower() for name in types)
+    if isinstance(types, (bytes, dict)) or not isinstance(types, Iterable):
+        raise fail("types", types, "resource type names (a list of strings or 'a,b')")
+    types = list(types)
+    for name in types:
+        if not isinstance(name, str):
+            raise fail("types", name, "resource type names (strings)")
+    names = frozenset(name.strip().lower() for name in types)
     unknown = sorted(names - RESOURCE_TYPES.keys())
     if unknown:
         raise InvalidArgumentError(

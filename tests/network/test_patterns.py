@@ -151,3 +151,10 @@ def test_resource_types() -> None:
     assert not matcher.matches(_request("http://a/x.js", "script"))
     with pytest.raises(InvalidArgumentError, match="unknown resource type 'picture'"):
         check_resource_types(["image", "picture"])
+
+
+@pytest.mark.parametrize("bad", [False, 3, b"image", {"image": 1}, [1], ["image", None]])
+def test_resource_types_of_other_kinds_are_rejected(bad: object) -> None:
+    # block(types=False) raised TypeError from deep inside (found by the API fuzz).
+    with pytest.raises(InvalidArgumentError, match=r"^types: got .*; expected resource type names"):
+        check_resource_types(bad)  # type: ignore[arg-type]
