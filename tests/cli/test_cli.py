@@ -526,7 +526,10 @@ def test_eval_of_a_value_nested_too_deeply_is_a_clear_error(ko: Ko) -> None:
     result = ko("eval", deep)
     assert result.returncode == 1, result.stderr
     error = one_line_error(result)
-    assert "nested too deeply to print" in error and "internal error" not in error, error
+    # Over the CBOR pipe kobrowser reads the answer and says so; over a JSON
+    # transport (no compiled codec) Chrome refuses to write it as JSON.
+    clear = "nested too deeply to print" in error or "stack limit exceeded" in error
+    assert clear and "internal error" not in error, error
     assert ko.ok("eval", "[[[1]]]") == "[[[1]]]\n"  # the session still answers
 
 
