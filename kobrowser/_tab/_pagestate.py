@@ -255,14 +255,26 @@ class PageState:
             self._states.popitem(last=False)
         self._notify()
 
-    def seed(self, frame: dict[str, Any]) -> None:
+    def documents(self) -> tuple[str, ...]:
+        """The documents recorded so far, oldest first (see :meth:`seed`)."""
+        return tuple(self._states)
+
+    def seed(self, frame: dict[str, Any], documents: tuple[str, ...] | None = None) -> None:
         """Take the top frame's URL and document from ``Page.getFrameTree``.
 
         For a tab set up after its page already navigated (a popup).
+        ``documents`` is :meth:`documents` when the answer arrived: events
+        handled between the answer and this call are newer than it (a popup
+        that runs while its tab is set up), so when they recorded another
+        document, the answer is stale and is not taken.
         """
         loader = frame.get("loaderId", "")
         if not loader or loader == self.loader_id:
             return
+        if documents is not None and self.documents() != documents:
+            newest = next(reversed(self._states))
+            if newest != loader:
+                return
         self.url = frame.get("unreachableUrl") or frame.get("url", "") + frame.get(
             "urlFragment", ""
         )

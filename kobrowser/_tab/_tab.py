@@ -109,7 +109,8 @@ class Tab:
                 (cdp, "Page.setLifecycleEventsEnabled", {"enabled": True}, None),
                 (cdp, "Target.setAutoAttach", AUTO_ATTACH, None),
                 (cdp, "Runtime.enable", None, None),  # console and errors (replays earlier ones)
-                (cdp, "Page.getFrameTree", None, msgspec.json.decode),
+                # Decoded on arrival, with the documents known then (see seed).
+                (cdp, "Page.getFrameTree", None, self._frame_tree_now),
             ],
             timeout=self.timeout,
         )
@@ -117,8 +118,12 @@ class Tab:
             if isinstance(result, KoBrowserError):
                 raise result
         self._frames.start()
-        self._page.seed(results[-1].get("frameTree", {}).get("frame", {}))
+        tree, documents = results[-1]
+        self._page.seed(tree.get("frameTree", {}).get("frame", {}), documents)
         await self._seed_ready_state()
+
+    def _frame_tree_now(self, raw: bytes) -> tuple[dict[str, Any], tuple[str, ...]]:
+        return msgspec.json.decode(raw), self._page.documents()
 
     async def _seed_ready_state(self) -> None:
         """A tab set up late (a popup) may have missed its document's events."""

@@ -162,3 +162,29 @@ async def test_close_wakes_waiters_once_with_the_first_reason() -> None:
     again = state.changed
     state.close("closed")
     assert state.gone == "crashed" and not again.is_set()
+
+
+async def test_a_frame_tree_answer_older_than_the_events_is_not_taken() -> None:
+    # A popup runs while its tab is set up: Page.getFrameTree answered with the
+    # initial empty document, then the events of the real one were handled
+    # before the answer was used. Taking it made wait_for_load wait for the
+    # empty document's load, which never comes (seen 1 in 8 runs).
+    state, session = _new_state()
+    [doc] = _documents("open_a")
+    when_answered = state.documents()
+    _play(session, "open_a")
+    state.seed({"loaderId": "EMPTY-INITIAL", "url": ""}, when_answered)
+    assert state.loader_id == doc["loaderId"] == state.latest_document()
+    assert state.url == doc["url"] and state.reached(doc["loaderId"], "load")
+
+
+async def test_a_frame_tree_answer_newer_than_the_events_is_taken() -> None:
+    state, session = _new_state()
+    [doc] = _documents("open_a")
+    _play(session, "open_a", until="Page.frameNavigated")
+    state.seed(doc, state.documents())  # nothing happened since the answer
+    assert state.loader_id == doc["loaderId"] and state.url == doc["url"]
+    other = {"loaderId": "LATER", "url": "http://example.test/later"}
+    state.seed(other, state.documents())
+    assert state.loader_id == "LATER" == state.latest_document()
+    assert state.url == "http://example.test/later"
