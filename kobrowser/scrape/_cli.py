@@ -261,14 +261,22 @@ async def _scrape(
     encode = msgspec.json.Encoder().encode
     async with anyio.create_task_group() as tg:
 
-        async def on_sigterm() -> None:
-            with anyio.open_signal_receiver(signal.SIGTERM) as signals:
-                async for _ in signals:
-                    stopped.append("stopped by SIGTERM")
+        async def on_signal() -> None:
+            # Ctrl-C cancels the run's scope like SIGTERM does, rather than
+            # through asyncio.run's native cancel of the main task: that cancel
+            # is delivered once, and a wait that absorbed it left the run going
+            # until its pages timed out (exit 1, not 130).
+            # A SIGINT the parent ignores (a background job of a script) stays ignored.
+            ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+            wanted = (signal.SIGTERM,) if ignored else (signal.SIGINT, signal.SIGTERM)
+            with anyio.open_signal_receiver(*wanted) as signals:
+                async for signum in signals:
+                    interrupted = signum == signal.SIGINT
+                    stopped.append("interrupted" if interrupted else "stopped by SIGTERM")
                     tg.cancel_scope.cancel()
                     return
 
-        tg.start_soon(on_sigterm)
+        tg.start_soon(on_signal)
         async with kobrowser.scrape(urls, **options) as results:
             async for result in results:
                 try:
