@@ -192,6 +192,10 @@ def test_progress_bar_on_a_terminal(
     assert "ko-browser scrape: 5 of 5 URLs: 4 ok, 1 failed" in screen
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_interrupt_leaves_valid_jsonl_and_no_chrome(server: PageServer, tmp_path: Path) -> None:
     fast = server.set_page("/int/fast", page("Fast"))
     server.hold("/int/slow")
@@ -203,6 +207,10 @@ def test_interrupt_leaves_valid_jsonl_and_no_chrome(server: PageServer, tmp_path
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl-C at a terminal: the command must not inherit an ignored SIGINT
+        # (a suite run as a script's background job ignores it, and so did the
+        # command then: it ran to its pages' timeouts and exited 1).
+        preexec_fn=_sigint_default,
     )
     try:
         deadline = time.monotonic() + COMMAND_TIMEOUT
