@@ -382,39 +382,47 @@ async def locate(
         if state == "ok":
             points = probe["points"]
             cover = None
-            for parent_session, owner in target.chain:
-                if not points:
-                    break
-                resolved = await parent_session.send_typed(
-                    "DOM.resolveNode",
-                    {"backendNodeId": owner, "objectGroup": "kobrowser"},
-                    _RESOLVED,
-                    timeout=max(remaining, 0.1),
-                )
-                owner_id = resolved.object.objectId
-                if owner_id is None:
-                    raise stale(element, "its frame was removed")
-                hop = await call(
-                    parent_session,
-                    owner_id,
-                    _scripts.HOP,
-                    points,
-                    guard_ms if hit else 0,
-                    timeout=max(remaining, 0.1),
-                )
-                points = (
-                    hop["points"]
-                    if hit
-                    else [[x + hop["offset"][0], y + hop["offset"][1]] for x, y in points]
-                )
-                cover = hop.get("cover")
-                rect = probe["rect"]
-                probe["rect"] = {
-                    "x": rect["x"] + hop["offset"][0],
-                    "y": rect["y"] + hop["offset"][1],
-                    "width": rect["width"],
-                    "height": rect["height"],
-                }
+            try:
+                for parent_session, owner in target.chain:
+                    if not points:
+                        break
+                    resolved = await parent_session.send_typed(
+                        "DOM.resolveNode",
+                        {"backendNodeId": owner, "objectGroup": "kobrowser"},
+                        _RESOLVED,
+                        timeout=deadline.remaining(0.1),
+                    )
+                    owner_id = resolved.object.objectId
+                    if owner_id is None:
+                        raise stale(element, "its frame was removed")
+                    hop = await call(
+                        parent_session,
+                        owner_id,
+                        _scripts.HOP,
+                        points,
+                        guard_ms if hit else 0,
+                        timeout=deadline.remaining(0.1),
+                    )
+                    points = (
+                        hop["points"]
+                        if hit
+                        else [[x + hop["offset"][0], y + hop["offset"][1]] for x, y in points]
+                    )
+                    cover = hop.get("cover")
+                    rect = probe["rect"]
+                    probe["rect"] = {
+                        "x": rect["x"] + hop["offset"][0],
+                        "y": rect["y"] + hop["offset"][1],
+                        "width": rect["width"],
+                        "height": rect["height"],
+                    }
+            except CDPTimeoutError:
+                # As for the probe: out of time on the way up through the
+                # frames, report why the element was not actionable so far.
+                if not deadline.expired:
+                    raise
+                attempt += 1
+                continue
             if points:
                 if not target.verified:
                     await _verify_shown(target, deadline.remaining(0.5))

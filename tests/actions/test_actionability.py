@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import pytest
 
 from kobrowser import NotInteractableError, StaleElementError
+from kobrowser._exceptions import CDPTimeoutError
+from kobrowser._tab import _resolve, _scripts
 
 from ._pages import eval_in, find, iframe, read_log, top_log
 
@@ -79,6 +82,31 @@ async def test_cover_in_the_parent_frame(open_tab: Any, page_url: Any) -> None:
         assert [e["type"] for e in await top_log(tab, *POINTER[:-1])] == []
         clicks = await read_log(pay, "click")
         assert [(e["target"], e["trusted"]) for e in clicks] == [("pay", True)]
+
+
+async def test_out_of_time_in_a_parent_frame_is_not_interactable(
+    open_tab: Any, page_url: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The deadline running out on the way up through the frames is reported as
+    not actionable (why, and the wait), not as a bare CDP timeout of one call
+    (seen on a loaded machine: 'DOM.resolveNode got no answer within 0.1 s')."""
+    inner = page_url('<button id="pay">Pay</button>', cross=True)
+    async with open_tab(page_url(iframe(inner, 400, 200, "Pay"))) as tab:
+        pay = find(await tab.snapshot(), "button", "Pay")
+        original = _resolve.call
+
+        async def slow_parent(
+            session: Any, object_id: str, function: str, *args: Any, **kw: Any
+        ) -> Any:
+            if function is _scripts.HOP:  # the parent frame answers too late
+                await anyio.sleep(kw["timeout"] + 0.05)
+                raise CDPTimeoutError("Runtime.callFunctionOn", kw["timeout"])
+            return await original(session, object_id, function, *args, **kw)
+
+        monkeypatch.setattr(_resolve, "call", slow_parent)
+        with pytest.raises(NotInteractableError, match=r"is not actionable: .*\(waited 1 s\)"):
+            await tab.click(pay.id, timeout=1)
+        assert await read_log(pay, "click") == []
 
 
 async def test_hidden_after_snapshot(open_tab: Any, page_url: Any) -> None:
