@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar, overload
+from typing import Any, TypeVar, overload
 
 from ._ax import gc_paused
 from ._text import limits, normalize, truncate
 from ._tree import Node
 
-__all__ = ["ElementFactory", "format_snapshot"]
+__all__ = ["ElementFactory", "FormatCache", "format_snapshot"]
 
 E = TypeVar("E")
 
@@ -18,6 +18,35 @@ ElementFactory = Callable[[int, Node, int, list[E]], E]
 
 ``children`` is the (still empty) list the formatter fills with the entries
 of the node's printed children, in order; the entry keeps it as its own."""
+
+
+class FormatCache:
+    """The lines and entries of printed subtrees, kept from one format to the next.
+
+    An incremental build (``_memo``) hands the formatter the very ``Node``
+    objects of the subtrees it reused, and a finished node never changes. So
+    a node met again at the same id and depth prints the same lines and
+    makes the same entries as last time: they are taken from the format
+    that made them instead of being made again. Only one caller's snapshots
+    of one document go through a cache, with the same text limit and the
+    same element factory context (the caller keys it, see ``key``); a node
+    met anywhere else is formatted afresh.
+
+    Attributes:
+        key: what the cached lines and entries depend on besides the nodes
+            (the caller's: text limit, the document's loader and session).
+        spans: ``id(node)`` -> (node, its id, depth, line count of its
+            subtree, its entry, the lines and entries of the format that made
+            them). The node is held, so its ``id()`` is not reused meanwhile.
+        hits: subtrees taken from the cache by the last format.
+    """
+
+    __slots__ = ("hits", "key", "spans")
+
+    def __init__(self, key: object = None) -> None:
+        self.key = key
+        self.spans: dict[int, tuple[Node, int, int, int, Any, list[str], list[Any]]] = {}
+        self.hits = 0
 
 
 @overload
@@ -33,6 +62,7 @@ def format_snapshot(
     title: str | None,
     text_limit: int | None = 80,
     element: ElementFactory[E],
+    cache: FormatCache | None = None,
 ) -> tuple[str, list[E], list[E]]: ...
 
 
@@ -42,6 +72,7 @@ def format_snapshot(
     title: str | None,
     text_limit: int | None = 80,
     element: ElementFactory[E] | None = None,
+    cache: FormatCache | None = None,
 ) -> tuple[str, list[Node]] | tuple[str, list[E], list[E]]:
     """Number ``roots`` depth-first in pre-order from 1 and format the snapshot.
 
@@ -64,6 +95,9 @@ def format_snapshot(
             print every name, text line, value and title whole.
         element: Makes the entry of one numbered node (see
             :data:`ElementFactory`).
+        cache: Lines and entries of subtrees met before (see
+            :class:`FormatCache`); entries taken from it are the very
+            objects an earlier format made.
 
     Returns:
         Without ``element``: the snapshot text, and the nodes in id order
@@ -77,7 +111,7 @@ def format_snapshot(
     with gc_paused():
         if element is None:
             return _format(roots, title, name_max, value_max)
-        return _format_elements(roots, title, name_max, value_max, element)
+        return _format_elements(roots, title, name_max, value_max, element, cache)
 
 
 def _node_itself(number: int, node: Node, depth: int, children: list[Node]) -> Node:
@@ -97,13 +131,15 @@ def _format_elements(
     name_max: int,
     value_max: int,
     element: ElementFactory[E],
+    cache: FormatCache | None = None,
 ) -> tuple[str, list[E], list[E]]:
     lines: list[str] = []
     add = lines.append
+    head = ""
     if title is not None:
         page = normalize(title)
         if page:
-            add(f'Page: "{truncate(page, name_max)}"\n\n')
+            head = f'Page: "{truncate(page, name_max)}"\n\n'
     entries: list[E] = []
     keep = entries.append
     top: list[E] = []
@@ -112,8 +148,27 @@ def _format_elements(
     pop = stack.pop
     push = stack.append
     number = 0
+    spans = cache.spans if cache is not None else None
+    # Subtrees being formatted whose span to keep: (stack length when the
+    # node was taken, node, id, depth, entry); one ends when the stack is
+    # back below that length.
+    open_spans: list[tuple[int, Node, int, int, E]] = []
+    hits = 0
     while stack:
         node, indent, depth, siblings = pop()
+        if spans is not None:
+            while open_spans and open_spans[-1][0] > len(stack):
+                done, first, at, own = open_spans.pop()[1:]
+                spans[id(done)] = (done, first, at, number - first + 1, own, lines, entries)
+            span = spans.get(id(node))
+            if span is not None and span[1] == number + 1 and span[2] == depth:
+                count, old_lines, old_entries = span[3], span[5], span[6]
+                lines += old_lines[number : number + count]
+                entries += old_entries[number : number + count]
+                siblings.append(span[4])
+                number += count
+                hits += 1
+                continue
         number += 1
         line = f"{indent}{number}: {node.role}"
         name = node.name
@@ -135,8 +190,14 @@ def _format_elements(
         siblings.append(entry)
         children = node.children
         if children:
+            if spans is not None:
+                open_spans.append((len(stack), node, number, depth, entry))
             child_indent = indent + "  "
             child_depth = depth + 1
             for child in reversed(children):
                 push((child, child_indent, child_depth, below))
-    return "".join(lines), entries, top
+    if cache is not None:
+        for _, done, first, at, own in open_spans:
+            spans[id(done)] = (done, first, at, number - first + 1, own, lines, entries)  # type: ignore[index]
+        cache.hits = hits
+    return head + "".join(lines), entries, top

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import msgspec
 
@@ -145,9 +145,32 @@ _Ctx = tuple["list[Any] | None", str, bool, _FrameState, bool, int]
 _RECORD: Final = object()
 
 
+class _Kept:
+    """A node index the walk reads without emptying it (``pop`` only reads).
+
+    For a proper tree (no node listed twice, no cycle), where emptying the
+    index as the walk goes changes nothing: it spares copying the index.
+    """
+
+    __slots__ = ("pop",)
+
+    def __init__(self, index: Mapping[str, AXNode]) -> None:
+        self.pop = index.get
+
+
 def _frame_state(frame: FrameAX, index: Mapping[str, AXNode] | None = None) -> _FrameState:
-    """Frame id, a private nodeId -> node map (emptied as the walk goes), owners."""
-    by_id = {n.nodeId: n for n in frame.nodes} if index is None else dict(index)
+    """Frame id, a private nodeId -> node map (emptied as the walk goes), owners.
+
+    With ``index`` (a proper tree's), the map is ``index`` itself, read only.
+    """
+    if index is not None:
+        return (
+            frame.frame_id,
+            cast("dict[str, AXNode]", _Kept(index)),
+            frame.children,
+            frame.clickable,
+        )
+    by_id = {n.nodeId: n for n in frame.nodes}
     by_id.pop(frame.nodes[0].nodeId, None)
     return (frame.frame_id, by_id, frame.children, frame.clickable)
 
@@ -175,7 +198,9 @@ def build_tree(
             The frame's nodes must form a proper tree. Ignored with a
             ``scope``, or when it is for another frame.
         index: ``nodeId -> node`` for exactly ``frame.nodes``, when the
-            caller has it (spares building it).
+            caller has it and the nodes form a proper tree (no node listed
+            by two nodes, no cycle, the root listed by none): the walk reads
+            it as it is instead of building its own.
 
     Returns:
         The top-level printed nodes (the document root itself is not printed).
