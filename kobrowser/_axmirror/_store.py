@@ -79,9 +79,13 @@ class MirrorStore:
         parents: child id -> id of the held node that lists it (the last
             one stored that does), kept so that :meth:`prune` can tell a new
             node hangs from the root without walking the tree.
+        serial: how many times :meth:`take_dirty` was called.
+        twice: the last whole walk met a node listed by two held nodes (or
+            a cycle); :meth:`current` walks every time until it does not.
     """
 
     __slots__ = (
+        "_changed",
         "_fresh",
         "_since_walk",
         "_walk_due",
@@ -89,7 +93,9 @@ class MirrorStore:
         "nodes",
         "parents",
         "root_id",
+        "serial",
         "touched",
+        "twice",
     )
 
     def __init__(self, root: AXNode) -> None:
@@ -101,6 +107,11 @@ class MirrorStore:
         self._fresh: list[str] = []  # new node ids since the last prune
         self._walk_due = False
         self._since_walk = 0
+        # Ids stored, or whose children were cut, since take_dirty last
+        # looked; None before its first look (everything is new).
+        self._changed: set[str] | None = None
+        self.serial = 0
+        self.twice = False
 
     def _claim(self, node: AXNode) -> None:
         parents = self.parents
@@ -118,6 +129,8 @@ class MirrorStore:
         ``listed``: ``parent`` still lists them (their parent entries stay).
         """
         store, parents = self.nodes, self.parents
+        if self._changed is not None and parent:
+            self._changed.add(parent)
         stack = [(child, parent, listed) for child in children]
         while stack:
             child, above, keep = stack.pop()
@@ -133,6 +146,8 @@ class MirrorStore:
         old = store.get(node_id)
         store[node_id] = node
         self.touched.add(node_id)
+        if self._changed is not None and old != node:
+            self._changed.add(node_id)
         if old is None:
             self._fresh.append(node_id)
             self._claim(node)
@@ -206,6 +221,7 @@ class MirrorStore:
         store = self.nodes
         if (
             self._walk_due
+            or self.twice
             or self._since_walk >= WALK_EVERY
             or not store
             or next(iter(store)) != self.root_id
@@ -216,6 +232,38 @@ class MirrorStore:
             return [], lacking
         with gc_paused():
             return list(store.values()), []
+
+    def take_dirty(self) -> tuple[int, set[str] | None]:
+        """The nodes whose printed subtree may differ since the previous call.
+
+        Every node stored with other content, or whose children were cut,
+        since the previous call, with all its ancestors (through
+        :attr:`parents`). The first call answers None (everything is new),
+        and so does a call while :attr:`twice` holds (the tree is not a
+        proper tree: a subtree cannot be told apart from the rest).
+
+        Returns:
+            ``(serial, dirty)``: :attr:`serial` before this call (a
+            consumer built from the previous answer holds that serial), and
+            the ids, or None for "anything may have changed".
+        """
+        serial = self.serial
+        self.serial += 1
+        changed, self._changed = self._changed, set()
+        if changed is None or self.twice:
+            return serial, None
+        dirty: set[str] = set()
+        parents, root_id = self.parents, self.root_id
+        for node_id in changed:
+            while node_id not in dirty:
+                dirty.add(node_id)
+                if node_id == root_id:
+                    break
+                above = parents.get(node_id)
+                if above is None:
+                    break
+                node_id = above
+        return serial, dirty
 
     def lacking(self) -> list[str]:
         """Touched nodes that list a child not held (cheaper than :meth:`collect`).
@@ -294,6 +342,7 @@ class MirrorStore:
             return [], []
         with gc_paused():
             walked = _walk(root, store, len(store))
+            self.twice = walked is None
             if walked is None:  # a node listed twice (or a cycle): walk with a seen set
                 walked = _walk_once(root, store)
             out, parents = walked
