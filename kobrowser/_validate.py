@@ -10,20 +10,51 @@ argument, shows the value given and says what is accepted, e.g.::
 
     timeout: got nan; expected a number of seconds >= 0 (not NaN or infinite), or None
 
-:func:`argument_errors` lists one message per rule (for the docs and the
-note of issue 18); ``scripts/list_argument_errors.py`` prints it.
+This module holds the keyword table, the checks of whole option sets
+(:func:`launch_options`, :func:`connect_options`) and :func:`argument_errors`,
+which lists one message per rule (for the docs and the note of issue 18;
+``scripts/list_argument_errors.py`` prints it). The single-value checks
+themselves are in :mod:`._checks`; the ones other modules call are
+re-exported here.
 """
 
 from __future__ import annotations
 
-import functools
-import math
-import os
-import re
-import sys
 from collections.abc import Callable
 from typing import Any
 
+from ._checks import (
+    BUTTONS,
+    DIRECTIONS,
+    LOAD_STATES,
+    MAX_CLICK_COUNT,
+    MAX_DRAG_STEPS,
+    MAX_TYPE_DELAY_MS,
+    SELECTOR_STATES,
+    TRANSPORTS,
+    callable_or_none,
+    choice,
+    directory,
+    element_id,
+    existing_files,
+    fail,
+    flag,
+    key_combo,
+    modifier_names,
+    no_surrogates,
+    number,
+    option_values,
+    optional_depth,
+    optional_selector,
+    optional_text,
+    seconds,
+    text_limit,
+    text_value,
+    timeout,
+    url,
+    url_pattern,
+    whole,
+)
 from ._exceptions import InvalidArgumentError
 
 __all__ = [
@@ -44,310 +75,7 @@ __all__ = [
     "whole",
 ]
 
-LOAD_STATES = ("commit", "domcontentloaded", "load", "networkidle")
-SELECTOR_STATES = ("attached", "detached", "visible", "hidden")
-DIRECTIONS = ("up", "down", "left", "right")
-BUTTONS = ("left", "right", "middle")
-TRANSPORTS = ("pipe", "pipe-cbor", "pipe-json", "websocket")
-#: Longest value shown in a message (the rest is cut, with its length said).
-_SHOWN = 60
-#: Most clicks of one click() (1 single, 2 double, 3 triple...).
-MAX_CLICK_COUNT = 10
-#: Most mouse moves of one drag().
-MAX_DRAG_STEPS = 1000
-#: Longest pause between two keys of type(), in ms.
-MAX_TYPE_DELAY_MS = 10_000.0
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
-# isinstance() with tuples built once (an `int | float` union is built on every call).
-_SCALARS = (bool, int, float)
-_NUMBERS = (int, float)
-_COLLECTIONS = (list, tuple, set, frozenset)
 _SEQUENCES = (list, tuple)
-_PATHS = (str, os.PathLike)
-_INF = math.inf
-# The largest finite float: an int above it is not a number of seconds (float()
-# of it raises OverflowError, and so does math.isfinite); comparisons stay exact.
-_MAX = sys.float_info.max
-
-
-def _show(value: Any) -> str:
-    """``value`` as a message shows it: repr, cut when long, type named when odd."""
-    if isinstance(value, str):
-        text = repr(value)
-        if len(text) > _SHOWN:
-            text = f"{text[: _SHOWN - 4]}...' ({len(value)} characters)"
-        return text
-    if value is None or isinstance(value, _SCALARS):
-        text = repr(value)
-        return text if len(text) <= _SHOWN else f"{text[:_SHOWN]}... ({type(value).__name__})"
-    text = repr(value)
-    if len(text) > _SHOWN:
-        text = text[: _SHOWN - 3] + "..."
-    return f"{text} ({type(value).__name__})"
-
-
-def fail(argument: str, value: Any, accepted: str) -> InvalidArgumentError:
-    """The error for ``argument`` given ``value``, saying what is ``accepted``.
-
-    With ``argument`` empty the message starts at "got": a command-line type
-    (:mod:`kobrowser.cli._argtypes`) calls a rule so, since argparse names the option.
-    """
-    message = f"got {_show(value)}; expected {accepted}"
-    if not argument:
-        return InvalidArgumentError(message)
-    return InvalidArgumentError(f"{argument}: {message}", argument=argument)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, _NUMBERS) and value.__class__ is not bool
-
-
-def _finite(value: float) -> bool:
-    """A finite float, or an int a float can hold (never raises OverflowError)."""
-    return -_MAX <= value <= _MAX  # NaN fails
-
-
-# -- single checks -------------------------------------------------------------
-
-
-def seconds(value: Any, argument: str = "timeout", *, positive: bool = False) -> float:
-    """A finite number of seconds, >= 0 (> 0 with ``positive``), as a float."""
-    # The hot path (every CDP call): a plain float or int. NaN fails every
-    # comparison; a bool's class is bool, never int.
-    cls = value.__class__
-    if (cls is float or cls is int) and (0 < value <= _MAX if positive else 0 <= value <= _MAX):
-        return float(value)
-    bound = "> 0" if positive else ">= 0"
-    if not _is_number(value) or not _finite(value) or value < 0 or (positive and value == 0):
-        raise fail(argument, value, f"a number of seconds {bound} (not NaN or infinite)")
-    return float(value)
-
-
-def timeout(value: Any, argument: str = "timeout") -> float | None:
-    """None (the default deadline) or a finite number of seconds >= 0."""
-    if value is None:
-        return None
-    cls = value.__class__
-    if (cls is float or cls is int) and 0 <= value <= _MAX:
-        return float(value)
-    if not _is_number(value) or not _finite(value) or value < 0:
-        raise fail(argument, value, "a number of seconds >= 0 (not NaN or infinite), or None")
-    return float(value)
-
-
-def element_id(value: Any, argument: str = "element_id") -> int:
-    """A snapshot id: a whole number >= 1 (a bool is not an id)."""
-    if value.__class__ is int and value >= 1:
-        return int(value)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise fail(argument, value, "an element id from the latest snapshot: a whole number >= 1")
-    return value
-
-
-def no_surrogates(value: str, argument: str) -> str:
-    """``value`` unless it holds a lone surrogate (it cannot be sent as UTF-8)."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InvalidArgumentError(
-            f"{argument}: got {_show(value)}, which holds a lone surrogate "
-            f"({value[exc.start]!r} at index {exc.start}); expected text that "
-            "is valid Unicode (no unpaired surrogate)",
-            argument=argument,
-        ) from None
-    return value
-
-
-def _text(value: Any, argument: str, *, empty: bool = True, what: str = "text") -> str:
-    if not isinstance(value, str):
-        raise fail(argument, value, f"a str ({what})")
-    if not empty and not value.strip():
-        raise fail(argument, value, f"a non-empty str ({what})")
-    return no_surrogates(value, argument)
-
-
-def whole(
-    value: Any, argument: str, low: int, high: int | None = None, unit: str | None = None
-) -> int:
-    """A whole number from ``low`` (to ``high``) of ``unit`` (named in the message); not a bool."""
-    if (
-        not isinstance(value, int)
-        or isinstance(value, bool)
-        or value < low
-        or (high is not None and value > high)
-    ):
-        bound = f"from {low} to {high}" if high is not None else f">= {low}"
-        of = f" of {unit}" if unit else ""
-        raise fail(argument, value, f"a whole number{of} {bound}")
-    return value
-
-
-def choice(value: Any, argument: str, choices: tuple[str, ...]) -> str:
-    """One of ``choices``."""
-    if not isinstance(value, str) or value not in choices:
-        raise fail(argument, value, "one of " + ", ".join(repr(c) for c in choices))
-    return value
-
-
-def flag(value: Any, argument: str) -> bool:
-    """True or False (not 1, not "yes")."""
-    if not isinstance(value, bool):
-        raise fail(argument, value, "True or False")
-    return value
-
-
-def number(
-    value: Any,
-    argument: str,
-    low: float = -_INF,
-    high: float | None = None,
-    unit: str | None = None,
-) -> float:
-    """A finite number from ``low`` (to ``high``) of ``unit`` (named in the message), as a float."""
-    if (
-        not _is_number(value)
-        or not _finite(value)
-        or value < low
-        or (high is not None and value > high)
-    ):
-        if high is not None:
-            bound = f" from {low:g} to {high:g}"
-        else:
-            bound = f" >= {low:g}" if low > -_INF else ""
-        of = f" of {unit}" if unit else ""
-        raise fail(argument, value, f"a number{of}{bound} (not NaN or infinite)")
-    return float(value)
-
-
-def url(value: Any, argument: str = "url") -> str:
-    """An absolute URL: it starts with a scheme (``https:``, ``about:``, ``data:``...)."""
-    text = _text(value, argument, empty=False, what="an absolute URL")
-    if not _SCHEME.match(text.lstrip()):
-        raise fail(
-            argument,
-            value,
-            "an absolute URL with a scheme, e.g. 'https://example.com' or 'about:blank'",
-        )
-    return text
-
-
-def _url_pattern(value: Any, argument: str) -> Any:
-    if isinstance(value, str):
-        return no_surrogates(value, argument)
-    if isinstance(value, re.Pattern):
-        if not isinstance(value.pattern, str):
-            raise fail(argument, value, "a glob str, a compiled str regex or a function")
-        return value
-    if not callable(value):
-        raise fail(argument, value, "a glob str, a compiled regex or a function of the URL")
-    return value
-
-
-@functools.cache
-def _keyboard() -> Any:
-    """The keyboard module, imported on first use (it imports this module's errors)."""
-    from ._tab import _keyboard as keyboard
-
-    return keyboard
-
-
-def _key(value: Any, argument: str) -> str:
-    text = _text(value, argument, empty=False, what="a key or chord such as 'Enter' or 'Control+a'")
-    parse_combo = _keyboard().parse_combo
-
-    try:
-        parse_combo(text)
-    except InvalidArgumentError as exc:
-        raise InvalidArgumentError(f"{argument}: {exc}", argument=argument) from None
-    return text
-
-
-def _modifiers(value: Any, argument: str) -> Any:
-    accepted = "a list of modifier names: Shift, Control, Alt, Meta"
-    if isinstance(value, str) or not isinstance(value, _COLLECTIONS):
-        raise fail(argument, value, accepted)
-    MODIFIER_BITS = _keyboard().MODIFIER_BITS
-
-    for name in value:
-        canonical = (
-            {"ctrl": "Control", "cmd": "Meta"}.get(name.lower(), name.capitalize())
-            if isinstance(name, str)
-            else None
-        )
-        if canonical not in MODIFIER_BITS:
-            raise fail(argument, value, f"{accepted} (not {_show(name)})")
-    return value
-
-
-def existing_files(value: Any, argument: str = "files") -> list[str]:
-    """Absolute paths of files that exist (``~`` expanded)."""
-    if isinstance(value, _PATHS):
-        value = [value]
-    if not isinstance(value, _SEQUENCES):
-        raise fail(argument, value, "paths of files (str or os.PathLike)")
-    paths: list[str] = []
-    for item in value:
-        if not isinstance(item, _PATHS):
-            raise fail(argument, item, "a path of a file (str or os.PathLike)")
-        try:
-            path = os.fspath(item)
-            if not isinstance(path, str) or "\0" in path:
-                raise TypeError
-            path = os.path.abspath(os.path.expanduser(no_surrogates(path, argument)))
-            exists = os.path.isfile(path)
-        except (TypeError, ValueError):  # bytes paths, NUL bytes
-            raise fail(argument, item, "a path of a file (str or os.PathLike)") from None
-        if not exists:
-            raise InvalidArgumentError(
-                f"{argument}: no such file to upload: {path!r}; expected paths of existing files",
-                argument=argument,
-            )
-        paths.append(path)
-    return paths
-
-
-def _values(value: Any, argument: str) -> Any:
-    if not isinstance(value, _SEQUENCES) or not value:
-        raise fail(argument, value, "at least one option value or label (str)")
-    for item in value:
-        _text(item, argument, what="an option value or label")
-    return value
-
-
-def _path(value: Any, argument: str) -> Any:
-    if not isinstance(value, _PATHS):
-        raise fail(argument, value, "a directory path (str or os.PathLike)")
-    path = os.fspath(value)
-    if not isinstance(path, str) or not path or "\0" in path:
-        raise fail(argument, value, "a directory path (str or os.PathLike)")
-    no_surrogates(path, argument)
-    return value
-
-
-def _callable_or_none(value: Any, argument: str) -> Any:
-    if value is not None and not callable(value):
-        raise fail(argument, value, "a function, or None")
-    return value
-
-
-def _depth(value: Any, argument: str) -> Any:
-    return None if value is None else whole(value, argument, 0)
-
-
-def _optional_selector(value: Any, argument: str) -> Any:
-    return None if value is None else _text(value, argument, empty=False, what="a CSS selector")
-
-
-def _optional_text(value: Any, argument: str) -> Any:
-    return None if value is None else _text(value, argument)
-
-
-def _text_limit(value: Any, argument: str) -> Any:
-    if value is None:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool) or value < 4:
-        raise fail(argument, value, "a whole number >= 4 (code points), or None for whole text")
-    return value
 
 
 # -- keyword rules ---------------------------------------------------------------
@@ -361,46 +89,46 @@ RULES: dict[str, tuple[Rule, str]] = {
     "source_id": (element_id, "source_id"),
     "target_id": (element_id, "target_id"),
     "url": (url, "url"),
-    "url_pattern": (_url_pattern, "url"),
-    "referrer": (_optional_text, "referrer"),
+    "url_pattern": (url_pattern, "url"),
+    "referrer": (optional_text, "referrer"),
     "wait_until": (lambda v, a: choice(v, a, LOAD_STATES), "wait_until"),
     "state": (lambda v, a: choice(v, a, LOAD_STATES), "state"),
     "selector_state": (lambda v, a: choice(v, a, SELECTOR_STATES), "state"),
-    "selector": (lambda v, a: _text(v, a, empty=False, what="a CSS selector"), "selector"),
-    "scope": (_optional_selector, "selector"),
+    "selector": (lambda v, a: text_value(v, a, empty=False, what="a CSS selector"), "selector"),
+    "scope": (optional_selector, "selector"),
     "interactive": (flag, "interactive"),
     "compact": (flag, "compact"),
-    "depth": (_depth, "depth"),
-    "text_limit": (_text_limit, "text_limit"),
+    "depth": (optional_depth, "depth"),
+    "text_limit": (text_limit, "text_limit"),
     "clickable": (flag, "clickable"),
     "fresh": (flag, "fresh"),
-    "find_role": (_optional_text, "role"),
-    "find_name": (_optional_text, "name"),
-    "find_text": (_optional_text, "text"),
+    "find_role": (optional_text, "role"),
+    "find_name": (optional_text, "name"),
+    "find_text": (optional_text, "text"),
     "exact": (flag, "exact"),
-    "key": (_key, "key"),
+    "key": (key_combo, "key"),
     "button": (lambda v, a: choice(v, a, BUTTONS), "button"),
     "click_count": (lambda v, a: whole(v, a, 1, MAX_CLICK_COUNT), "click_count"),
-    "modifiers": (_modifiers, "modifiers"),
+    "modifiers": (modifier_names, "modifiers"),
     "steps": (lambda v, a: whole(v, a, 1, MAX_DRAG_STEPS), "steps"),
     "direction": (lambda v, a: choice(v, a, DIRECTIONS), "direction"),
     "amount": (lambda v, a: number(v, a, 0, None, "CSS pixels"), "amount"),
     "delay": (lambda v, a: number(v, a, 0, MAX_TYPE_DELAY_MS, "milliseconds"), "delay"),
     "ms": (lambda v, a: number(v, a, 0, None, "milliseconds"), "ms"),
-    "value": (_text, "value"),
-    "text": (_text, "text"),
-    "values": (_values, "values"),
-    "name": (lambda v, a: _text(v, a, empty=False, what="an attribute name"), "name"),
+    "value": (text_value, "value"),
+    "text": (text_value, "text"),
+    "values": (option_values, "values"),
+    "name": (lambda v, a: text_value(v, a, empty=False, what="an attribute name"), "name"),
     "expression": (
-        lambda v, a: _text(v, a, empty=False, what="a JavaScript expression"),
+        lambda v, a: text_value(v, a, empty=False, what="a JavaScript expression"),
         "expression",
     ),
-    "script": (_text, "expression"),
-    "prompt_text": (_text, "prompt_text"),
+    "script": (text_value, "expression"),
+    "prompt_text": (text_value, "prompt_text"),
     "files": (existing_files, "files"),
-    "path": (_path, "path"),
-    "download_dir": (lambda v, a: None if v is None else _path(v, a), "download_dir"),
-    "handler": (_callable_or_none, "handler"),
+    "path": (directory, "path"),
+    "download_dir": (lambda v, a: None if v is None else directory(v, a), "download_dir"),
+    "handler": (callable_or_none, "handler"),
 }
 
 
@@ -430,7 +158,7 @@ def launch_options(
     if no_sandbox is not None:
         flag(no_sandbox, "no_sandbox")
     if executable_path is not None:
-        _path(executable_path, "executable_path")
+        directory(executable_path, "executable_path")
     if isinstance(args, str) or not isinstance(args, _SEQUENCES):
         raise fail("args", args, "a list of command-line flags (str)")
     for arg in args:
@@ -445,7 +173,7 @@ def launch_options(
 
 def connect_options(*, endpoint: Any, timeout: Any, download_dir: Any) -> None:
     """The arguments of :func:`kobrowser.connect`."""
-    _text(
+    text_value(
         endpoint,
         "endpoint",
         empty=False,

@@ -1,11 +1,18 @@
-"""The public surface: kobrowser.__all__ and the exception hierarchy."""
+"""The public surface: kobrowser.__all__, the public subpackages' __all__ and the
+exception hierarchy."""
 
 from __future__ import annotations
 import __future__
 
+import ast
+import importlib
 import inspect
+import pkgutil
 import re
 import types
+import typing
+from collections.abc import Set
+from pathlib import Path
 
 import kobrowser
 from kobrowser import _exceptions
@@ -109,3 +116,174 @@ def test_javascript_and_download_errors_are_public_with_their_fields() -> None:
 def test_element_session_is_typed() -> None:
     annotation = kobrowser.Element.__annotations__["session"]
     assert "Any" not in str(annotation) and "CDPSession" in str(annotation)
+
+
+# -- the public subpackages ---------------------------------------------------------
+
+#: Public names a subpackage defines on purpose without listing them in __all__.
+DELIBERATELY_UNLISTED: dict[str, dict[str, str]] = {
+    "kobrowser.scrape": {
+        "Scrape": "the async context manager scrape() returns: used by `async with`, "
+        "never built by hand",
+    },
+}
+
+
+def _public_subpackages() -> list[types.ModuleType]:
+    """Every ``kobrowser.<name>`` package whose name has no leading underscore."""
+    found = [
+        importlib.import_module(f"kobrowser.{info.name}")
+        for info in pkgutil.iter_modules(kobrowser.__path__)
+        if info.ispkg and not info.name.startswith("_")
+    ]
+    return sorted(found, key=lambda module: module.__name__)
+
+
+def _isort_key(name: str) -> tuple[int, list[int | str]]:
+    """ruff's isort-style order of __all__ (RUF022): CONSTANTS, then Classes, then the
+    rest; naturally ordered within each (numbers by value)."""
+    if len(name) > 1 and name.isupper():
+        kind = 0
+    elif name[:1].isupper():
+        kind = 1
+    else:
+        kind = 2
+    parts = [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+    return kind, parts
+
+
+def _outside_imports(module: types.ModuleType) -> set[str]:
+    """Names the package's __init__ binds by importing from outside kobrowser
+    (``Any``, ``Iterable``, ``sys``...): not part of its API."""
+    tree = ast.parse(Path(module.__file__ or "").read_text(encoding="utf-8"))
+    found: set[str] = set()
+    statements = list(tree.body)
+    while statements:
+        node = statements.pop()
+        if isinstance(node, ast.If | ast.Try):
+            statements += [*node.body, *node.orelse]
+        elif isinstance(node, ast.Import):
+            found |= {alias.asname or alias.name.split(".")[0] for alias in node.names}
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and (node.module or "").split(".")[0] != "kobrowser"
+        ):
+            found |= {alias.asname or alias.name for alias in node.names}
+    return found
+
+
+def all_problems(
+    module: types.ModuleType,
+    unlisted: dict[str, str] | None = None,
+    outside: Set[str] = frozenset(),
+) -> list[str]:
+    """What is wrong with ``module.__all__`` (empty when nothing).
+
+    ``unlisted``: public names left out on purpose (name -> why); ``outside``:
+    names imported from outside kobrowser (see :func:`_outside_imports`).
+    """
+    name = module.__name__
+    listed = getattr(module, "__all__", None)
+    if not isinstance(listed, list | tuple) or not all(isinstance(n, str) for n in listed):
+        return [f"{name}: no explicit __all__ of names"]
+    problems: list[str] = []
+    names = list(listed)
+    if names != sorted(names, key=_isort_key):
+        problems.append(f"{name}.__all__ is not sorted: {names}")
+    if len(names) != len(set(names)):
+        problems.append(f"{name}.__all__ lists a name twice")
+    problems += [
+        f"{name}.__all__ names {n!r}, which it lacks" for n in names if not hasattr(module, n)
+    ]
+    unlisted = unlisted or {}
+    public = {
+        attr
+        for attr, value in vars(module).items()
+        if not attr.startswith("_")
+        and attr != "TYPE_CHECKING"
+        and not isinstance(value, types.ModuleType | __future__._Feature)
+        and attr not in outside
+    }
+    problems += [
+        f"{name}.{attr} is public but not in __all__ (list it, or name it in "
+        "DELIBERATELY_UNLISTED with the reason)"
+        for attr in sorted(public - set(names) - set(unlisted))
+    ]
+    problems += [
+        f"{name}: {attr} is both listed and unlisted" for attr in set(unlisted) & set(names)
+    ]
+    problems += [
+        f"{name}: unlisted {attr!r} does not exist"
+        for attr in unlisted
+        if not hasattr(module, attr)
+    ]
+    return problems
+
+
+def test_the_public_subpackages_are_found() -> None:
+    names = {module.__name__ for module in _public_subpackages()}
+    documented = {"kobrowser.actions", "kobrowser.agent", "kobrowser.cdp", "kobrowser.mcp"}
+    documented |= {"kobrowser.scrape", "kobrowser.snapshot", "kobrowser.cli"}
+    assert documented <= names
+    assert set(DELIBERATELY_UNLISTED) <= names
+
+
+def test_every_public_subpackage_has_a_sorted_complete_all() -> None:
+    problems = [
+        problem
+        for module in _public_subpackages()
+        for problem in all_problems(
+            module, DELIBERATELY_UNLISTED.get(module.__name__), _outside_imports(module)
+        )
+    ]
+    assert problems == []
+
+
+def test_the_all_check_finds_each_kind_of_problem() -> None:
+    """The check above is only as good as all_problems: show it fails on each fault."""
+
+    def module(names: object, **attrs: object) -> types.ModuleType:
+        made = types.ModuleType("kobrowser.fake")
+        made.__dict__.update(attrs)
+        if names is not None:
+            made.__all__ = names  # type: ignore[attr-defined]
+        return made
+
+    class Thing:
+        pass
+
+    Thing.__module__ = "kobrowser.fake"
+
+    def helper() -> None: ...
+
+    helper.__module__ = "kobrowser.fake"
+    alias = typing.Callable[[int], typing.Any]  # a type alias: its __module__ is typing's
+    good = module(
+        ["LIMIT", "Alias", "Thing", "helper"],
+        LIMIT=3,
+        Alias=alias,
+        Thing=Thing,
+        helper=helper,
+        Any=typing.Any,
+    )
+    assert all_problems(good, outside={"Any"}) == []
+    assert all_problems(good) == [
+        "kobrowser.fake.Any is public but not in __all__ (list it, "
+        "or name it in DELIBERATELY_UNLISTED with the reason)"
+    ]
+    assert all_problems(module(None, Thing=Thing)) == [
+        "kobrowser.fake: no explicit __all__ of names"
+    ]
+    unsorted = module(["helper", "Thing"], Thing=Thing, helper=helper)
+    assert [p for p in all_problems(unsorted) if "not sorted" in p]
+    assert [p for p in all_problems(module(["Thing", "Thing"], Thing=Thing)) if "twice" in p]
+    assert [p for p in all_problems(module(["Thing", "gone"], Thing=Thing)) if "lacks" in p]
+    missing = module(["Thing"], Thing=Thing, helper=helper, LIMIT=3, Alias=alias)
+    assert sorted(p.split(" ")[0] for p in all_problems(missing)) == [
+        "kobrowser.fake.Alias",
+        "kobrowser.fake.LIMIT",
+        "kobrowser.fake.helper",
+    ]
+    assert all_problems(missing, {"helper": "why", "LIMIT": "why", "Alias": "why"}) == []
+    assert [p for p in all_problems(good, {"nothing": "why"}) if "does not exist" in p]

@@ -8,7 +8,7 @@ when mirrors are used (``Browser.ax_mirror``, ``KOBROWSER_AX_MIRROR``).
 
 from __future__ import annotations
 
-from ._mirror import THROTTLE_WINDOW, DocumentMirror, diff_nodes
+from ._mirror import THROTTLE_WINDOW, DocumentMirror, MirrorAnswer, diff_nodes
 from ._policy import TabMirror
 from ._settings import ENV_VAR, AXMirrorSettings, settings_from_env
 from ._store import SUSPECT_ROLES, MirrorStore, UpdateVerdict, decode_nodes
@@ -19,6 +19,7 @@ __all__ = [
     "THROTTLE_WINDOW",
     "AXMirrorSettings",
     "DocumentMirror",
+    "MirrorAnswer",
     "MirrorStore",
     "TabMirror",
     "UpdateVerdict",

@@ -53,7 +53,7 @@ from ._store import MirrorStore, UpdateVerdict, decode_nodes
 if TYPE_CHECKING:
     from ..cdp import BatchCall, CDPSession
 
-__all__ = ["THROTTLE_WINDOW", "DocumentMirror", "diff_nodes"]
+__all__ = ["THROTTLE_WINDOW", "DocumentMirror", "MirrorAnswer", "diff_nodes"]
 
 _log = logging.getLogger("kobrowser.axmirror")
 
@@ -67,6 +67,43 @@ _UPDATE: Final = 0
 _FETCHED: Final = 1
 
 Spawn = Callable[[Callable[[], Coroutine[Any, Any, None]]], None]
+
+
+class MirrorAnswer:
+    """One answer of the mirror: the nodes, and what changed since the previous one.
+
+    Attributes:
+        nodes: the document's AX nodes, root first.
+        index: node id -> node for the same nodes (a copy: later events do
+            not change it).
+        parents: child id -> id of the node listing it, for the same nodes
+            (a copy).
+        serial: which answer of its store this is (0 for the first); the
+            changes are relative to the answer with ``serial - 1``.
+        dirty: ids of the nodes whose subtree may differ from the previous
+            answer's (changed nodes and all their ancestors), or None when
+            anything may have changed (a new store, a tree with a node
+            listed twice). See :meth:`MirrorStore.take_dirty`.
+        store: an opaque token of the store answering (a new one after a reset).
+    """
+
+    __slots__ = ("dirty", "index", "nodes", "parents", "serial", "store")
+
+    def __init__(
+        self,
+        nodes: list[AXNode],
+        index: dict[str, AXNode],
+        parents: dict[str, str],
+        serial: int,
+        dirty: set[str] | None,
+        store: object,
+    ) -> None:
+        self.nodes = nodes
+        self.index = index
+        self.parents = parents
+        self.serial = serial
+        self.dirty = dirty
+        self.store = store
 
 
 class _Root(msgspec.Struct, gc=False):
@@ -315,11 +352,29 @@ class DocumentMirror:
         Cancelling the caller abandons the barrier; the mirror stays usable
         (what arrived is applied on the next call).
         """
+        answer = await self.answer(timeout=timeout)
+        return None if answer is None else answer.nodes
+
+    async def answer(self, *, timeout: float) -> MirrorAnswer | None:
+        """Like :meth:`nodes`, with what changed since the previous answer.
+
+        Cancelling the caller abandons the barrier; the mirror stays usable
+        (what arrived is applied on the next call).
+        """
         if self._state != "ready" or time.monotonic() < self._ready_at:
             return None
+        answer: MirrorAnswer | None = None
         async with self._lock:
             try:
                 nodes = await self._current(timeout)
+                store = self._store
+                answer = (
+                    None
+                    if nodes is None or store is None
+                    else MirrorAnswer(
+                        nodes, dict(store.nodes), dict(store.parents), *store.take_dirty(), store
+                    )
+                )
             except ProtocolError as exc:
                 # Chrome refused a call (a node or document went away under
                 # it): start over; the full fetch answers this time.
@@ -333,8 +388,11 @@ class DocumentMirror:
         self.stats["served"] += 1
         settings = self._settings
         if settings.verify or (settings.check_every and self._served % settings.check_every == 0):
-            return await self._check(nodes, timeout)
-        return nodes
+            checked = await self._check(nodes, timeout)
+            if checked is not nodes or answer is None:
+                # The mirror differed (and was reset): nothing is known about changes.
+                return MirrorAnswer(checked, {n.nodeId: n for n in checked}, {}, 0, None, None)
+        return answer
 
     async def _current(self, timeout: float) -> list[AXNode] | None:
         generation = self._generation

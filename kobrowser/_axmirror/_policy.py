@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ._mirror import DocumentMirror, Spawn
+from ._mirror import DocumentMirror, MirrorAnswer, Spawn
 from ._settings import AXMirrorSettings
 
 if TYPE_CHECKING:
@@ -69,10 +69,21 @@ class TabMirror:
 
         Cancelling the caller abandons the barrier (the mirror stays usable).
         """
+        answer = await self.top_answer(fresh=fresh, timeout=timeout)
+        return None if answer is None else answer.nodes
+
+    async def top_answer(self, *, fresh: bool, timeout: float) -> MirrorAnswer | None:
+        """Like :meth:`top_nodes`, with what changed since the mirror's previous answer.
+
+        Raises:
+            AssertionError: verify mode found a difference with a full fetch.
+
+        Cancelling the caller abandons the barrier (the mirror stays usable).
+        """
         mirror = self._current()
         if fresh or mirror is None:
             return None
-        return await mirror.nodes(timeout=timeout)
+        return await mirror.answer(timeout=timeout)
 
     def after_full(self, node_count: int, *, timeout: float) -> None:
         """A full fetch read ``node_count`` top-document nodes: build a mirror if it pays."""

@@ -79,9 +79,14 @@ class MirrorStore:
         parents: child id -> id of the held node that lists it (the last
             one stored that does), kept so that :meth:`prune` can tell a new
             node hangs from the root without walking the tree.
+        serial: how many times :meth:`take_dirty` was called.
+        twice: the last whole walk met a node listed by two held nodes (or
+            a cycle); :meth:`current` walks every time until it does not.
     """
 
     __slots__ = (
+        "_after_twice",
+        "_changed",
         "_fresh",
         "_since_walk",
         "_walk_due",
@@ -89,7 +94,9 @@ class MirrorStore:
         "nodes",
         "parents",
         "root_id",
+        "serial",
         "touched",
+        "twice",
     )
 
     def __init__(self, root: AXNode) -> None:
@@ -101,6 +108,12 @@ class MirrorStore:
         self._fresh: list[str] = []  # new node ids since the last prune
         self._walk_due = False
         self._since_walk = 0
+        # Ids stored, or whose children were cut, since take_dirty last
+        # looked; None before its first look (everything is new).
+        self._changed: set[str] | None = None
+        self.serial = 0
+        self.twice = False
+        self._after_twice = False
 
     def _claim(self, node: AXNode) -> None:
         parents = self.parents
@@ -118,6 +131,8 @@ class MirrorStore:
         ``listed``: ``parent`` still lists them (their parent entries stay).
         """
         store, parents = self.nodes, self.parents
+        if self._changed is not None and parent:
+            self._changed.add(parent)
         stack = [(child, parent, listed) for child in children]
         while stack:
             child, above, keep = stack.pop()
@@ -133,6 +148,8 @@ class MirrorStore:
         old = store.get(node_id)
         store[node_id] = node
         self.touched.add(node_id)
+        if self._changed is not None and old != node:
+            self._changed.add(node_id)
         if old is None:
             self._fresh.append(node_id)
             self._claim(node)
@@ -206,6 +223,7 @@ class MirrorStore:
         store = self.nodes
         if (
             self._walk_due
+            or self.twice
             or self._since_walk >= WALK_EVERY
             or not store
             or next(iter(store)) != self.root_id
@@ -216,6 +234,43 @@ class MirrorStore:
             return [], lacking
         with gc_paused():
             return list(store.values()), []
+
+    def take_dirty(self) -> tuple[int, set[str] | None]:
+        """The nodes whose printed subtree may differ since the previous call.
+
+        Every node stored with other content, or whose children were cut,
+        since the previous call, with all its ancestors (through
+        :attr:`parents`). The first call answers None (everything is new),
+        and so does a call while :attr:`twice` holds (the tree is not a
+        proper tree: a subtree cannot be told apart from the rest) or held
+        at the previous call (a build of that tree put the node listed
+        twice under one of its parents only).
+
+        Returns:
+            ``(serial, dirty)``: :attr:`serial` before this call (a
+            consumer built from the previous answer holds that serial), and
+            the ids, or None for "anything may have changed".
+        """
+        serial = self.serial
+        self.serial += 1
+        changed, self._changed = self._changed, set()
+        # After a tree with a node listed twice, too: what was built from it
+        # put that node under one of its parents only.
+        after_twice, self._after_twice = self._after_twice, self.twice
+        if changed is None or self.twice or after_twice:
+            return serial, None
+        dirty: set[str] = set()
+        parents, root_id = self.parents, self.root_id
+        for node_id in changed:
+            while node_id not in dirty:
+                dirty.add(node_id)
+                if node_id == root_id:
+                    break
+                above = parents.get(node_id)
+                if above is None:
+                    break
+                node_id = above
+        return serial, dirty
 
     def lacking(self) -> list[str]:
         """Touched nodes that list a child not held (cheaper than :meth:`collect`).
@@ -294,12 +349,22 @@ class MirrorStore:
             return [], []
         with gc_paused():
             walked = _walk(root, store, len(store))
+            self.twice = walked is None
             if walked is None:  # a node listed twice (or a cycle): walk with a seen set
                 walked = _walk_once(root, store)
             out, parents = walked
             if len(out) < len(store):
                 self.nodes = {node.nodeId: node for node in out}
                 self.parents = {c: node.nodeId for node in out for c in node.childIds}
+            if parents:
+                # The children about to be read belong to these parents (an
+                # entry may have gone with another parent that listed the
+                # same child): without it prune() drops them as unattached.
+                claim, store = self.parents, self.nodes
+                for parent in parents:
+                    for child in store[parent].childIds:
+                        if child not in store:
+                            claim[child] = parent
         self.touched.clear()
         self._fresh = []
         self._walk_due = False

@@ -16,14 +16,16 @@ import anyio
 
 from .._clickable import ClickableMaps
 from .._concurrency import gather, unwrap_group
-from .._snapshot import Snapshot, number_snapshot
+from .._snapshot import Element, Snapshot, number_snapshot
 from ..snapshot import build_tree, filter_tree
 from ._clickwatch import ClickWatch
 from ._fetch import FetchCache, fetch_frames, resolve_scope
+from ._incremental import IncrementalBuilder, compare_numbered
 
 if TYPE_CHECKING:
     from .._axmirror import TabMirror
     from ..cdp import CDPSession
+    from ..snapshot import Node
     from ._frames import FrameRegistry
 
 __all__ = ["Snapshotter"]
@@ -43,6 +45,8 @@ class Snapshotter:
         mirror: the tab's AX mirror (None: never used).
         clickwatch: keeps the page's clickable map between mirrored
             snapshots (kobrowser/_tab/_clickwatch.py); None without a mirror.
+        incremental: builds mirrored snapshots from the previous one
+            (kobrowser/_tab/_incremental.py).
     """
 
     def __init__(
@@ -54,6 +58,7 @@ class Snapshotter:
         self.cache = FetchCache()
         self.mirror = mirror
         self.clickwatch = ClickWatch(page) if mirror is not None else None
+        self.incremental = IncrementalBuilder()
 
     async def take(
         self,
@@ -83,7 +88,8 @@ class Snapshotter:
             await frames.settled()
         oopifs = [(f.frame_id, f.session, f.parent) for f in frames.frames()]
         mirror = self.mirror
-        top = None if mirror is None else await mirror.top_nodes(fresh=fresh, timeout=timeout)
+        answer = None if mirror is None else await mirror.top_answer(fresh=fresh, timeout=timeout)
+        top = None if answer is None else answer.nodes
         watch = self.clickwatch
         if watch is not None and maps is not None and (top is not None or watch.active):
             # Mirrored snapshots (large pages) keep the page's clickable map;
@@ -131,13 +137,21 @@ class Snapshotter:
             mirror.after_full(len(root_nodes), timeout=timeout)
         raw_title = root_nodes[0].name.value if root_nodes and root_nodes[0].name else None
         title = " ".join(raw_title.split()) if isinstance(raw_title, str) else ""
-        tree = build_tree(fetched.root, scope=scope)
-        if interactive or compact or depth is not None:
-            # The full tree needs no filtering (filter_tree would only copy it).
-            tree = filter_tree(tree, interactive=interactive, compact=compact, depth=depth)
-        text, elements, roots = number_snapshot(
-            tree, title=title or None, documents=fetched.documents, text_limit=text_limit
-        )
+
+        def numbered(tree: list[Node]) -> tuple[str, dict[int, Element], list[Element]]:
+            if interactive or compact or depth is not None:
+                # The full tree needs no filtering (filter_tree would only copy it).
+                tree = filter_tree(tree, interactive=interactive, compact=compact, depth=depth)
+            return number_snapshot(
+                tree, title=title or None, documents=fetched.documents, text_limit=text_limit
+            )
+
+        tree, reused = self.incremental.build(fetched.root, answer, scope=scope)
+        text, elements, roots = numbered(tree)
+        if reused and mirror is not None and mirror.verify:
+            compare_numbered(
+                (text, elements, roots), lambda: numbered(build_tree(fetched.root, scope=scope))
+            )
         snapshot = Snapshot(
             text,
             elements,

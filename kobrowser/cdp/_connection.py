@@ -5,6 +5,8 @@ message envelope, resolves replies inline and routes events to sessions. It
 never runs or awaits user code, so a slow event consumer cannot delay a
 reply. Every call has a deadline; a closed target fails its session's
 waiting calls at once, and a lost connection fails every waiting call.
+The waiting calls themselves (how their callers wake, how a deadline fails
+them) are in :mod:`._calls`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from .._exceptions import (
     TargetClosedError,
 )
 from .._validate import seconds
+from ._calls import Batch, BatchCall, Call, Decode, LeanAXDecode, expire_call
 from ._events import ATTACHED, DETACHED, TARGET_REF
 from ._session import CDPSession
 from ._transport import on_asyncio
@@ -46,41 +49,13 @@ if TYPE_CHECKING:
 
     from ._transport import Transport
 
-__all__ = ["Connection", "LeanAXDecode"]
+__all__ = ["BatchCall", "Connection", "Decode", "LeanAXDecode"]
 
 _log = logging.getLogger("kobrowser.cdp")
 _ID_HEAD = re.compile(rb'\{"id":(\d{1,15})[,}]')  # how Chrome's replies start
 
 
-_EMPTY = msgspec.Raw(b"{}")
 _NO_SCOPE = contextlib.nullcontext()
-
-Decode = Callable[[msgspec.Raw], Any]
-"""Turns a call's raw result into what :meth:`Connection.call_many` returns for it."""
-BatchCall = tuple[CDPSession, str, "dict[str, Any] | None", "Decode | None"]
-"""One call of :meth:`Connection.call_many`: session, method, params, decoder."""
-
-
-class LeanAXDecode:
-    """A :meth:`Connection.call_many` decoder of an ``Accessibility.getFullAXTree``
-    result that reads only the fields :mod:`kobrowser.snapshot`'s AX structs declare.
-
-    Marks the call so that a transport that can (the CBOR pipe, see
-    ``to_json`` in ``_cbor.c``) hands it a lean result: each node without
-    the keys those structs skip anyway (``sources``, ``chromeRole``,
-    ``parentId`` ...), so there is less JSON to write and to skip. Decoded
-    with those structs, a lean result and a whole one are equal; on other
-    transports the decoder simply gets the whole result.
-    """
-
-    __slots__ = ("decode",)
-
-    def __init__(self, decode: Decode) -> None:
-        self.decode = decode
-
-    def __call__(self, raw: msgspec.Raw) -> Any:
-        return self.decode(raw)
-
 
 _LIFECYCLE = frozenset(
     {
@@ -92,90 +67,6 @@ _LIFECYCLE = frozenset(
         "Inspector.detached",
     }
 )
-
-
-class _Call:
-    """One waiting call. On asyncio it wakes its caller through a bare future
-    (far cheaper than anyio.Event); on other backends through an anyio.Event."""
-
-    __slots__ = (
-        "batch",
-        "decoder",
-        "done",
-        "error",
-        "event",
-        "future",
-        "method",
-        "result",
-        "session",
-    )
-
-    def __init__(
-        self,
-        method: str,
-        session: CDPSession,
-        future: asyncio.Future[None] | None,
-        batch: _Batch | None = None,
-        decoder: Decode | None = None,
-    ) -> None:
-        self.method = method
-        self.session = session
-        self.future = future
-        self.batch = batch
-        self.decoder = decoder
-        self.event = anyio.Event() if future is None and batch is None else None
-        self.result: Any = _EMPTY
-        self.error: KoBrowserError | None = None
-        self.done = False  # answered, or failed by the connection
-
-    def finish(self) -> None:
-        if self.done:
-            return  # a batch must count each call once
-        self.done = True
-        batch = self.batch
-        if batch is not None:
-            batch.left -= 1
-            if batch.left == 0:
-                batch.wake()
-            return
-        future = self.future
-        if future is not None:
-            if not future.done():  # a cancelled caller's future is already done
-                future.set_result(None)
-        else:
-            assert self.event is not None
-            self.event.set()
-
-
-class _Batch:
-    """The calls of one :meth:`Connection.call_many`, woken once all are done."""
-
-    __slots__ = ("calls", "event", "future", "left")
-
-    def __init__(self, loop: asyncio.AbstractEventLoop | None) -> None:
-        self.calls: list[_Call] = []
-        self.left = 0
-        self.future = loop.create_future() if loop is not None else None
-        self.event = anyio.Event() if loop is None else None
-
-    def wake(self) -> None:
-        if self.future is not None:
-            if not self.future.done():
-                self.future.set_result(None)
-        else:
-            assert self.event is not None
-            self.event.set()
-
-    def expire(self, deadline: float) -> None:
-        for call in self.calls:
-            _expire(call, deadline)
-
-
-def _expire(call: _Call, deadline: float) -> None:
-    """Timer callback of the asyncio fast path: fail a call still unanswered."""
-    if not call.done:
-        call.error = CDPTimeoutError(call.method, deadline)
-        call.finish()
 
 
 class Connection:
@@ -195,7 +86,7 @@ class Connection:
         self._transport = transport
         self.timeout = seconds(timeout, positive=True)
         self._ids = itertools.count(1)
-        self._pending: dict[int, _Call] = {}
+        self._pending: dict[int, Call] = {}
         self._sessions: dict[str | None, CDPSession] = {}
         self._closed: str | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
@@ -301,9 +192,9 @@ class Connection:
             # interfere with the caller's anyio cancel scopes (asyncio.timeout
             # and anyio both count task cancellations; mixed, a cancellation
             # can be misread). A fraction of the cost of anyio.fail_after.
-            call = _Call(method, session, loop.create_future())
+            call = Call(method, session, loop.create_future())
             self._pending[call_id] = call
-            timer = loop.call_later(deadline, _expire, call, deadline)
+            timer = loop.call_later(deadline, expire_call, call, deadline)
             try:
                 await self._transport.send(data)
                 await call.future  # type: ignore[misc]
@@ -311,7 +202,7 @@ class Connection:
                 timer.cancel()
                 self._pending.pop(call_id, None)
         else:
-            call = _Call(method, session, None)
+            call = Call(method, session, None)
             self._pending[call_id] = call
             try:
                 with anyio.fail_after(deadline):
@@ -366,7 +257,7 @@ class Connection:
             raise ConnectionClosedError(self._closed)
         deadline = self.timeout if timeout is None else seconds(timeout)
         loop = self._loop
-        batch = _Batch(loop)
+        batch = Batch(loop)
         # The batch counts one extra "call" while sending, so that an answer
         # arriving before the last call is sent cannot wake it early.
         batch.left = 1
@@ -381,7 +272,7 @@ class Connection:
                 timer = loop.call_later(deadline, batch.expire, deadline)
             with anyio.fail_after(deadline) if loop is None else _NO_SCOPE:
                 for session, method, params, decoder in requests:
-                    call = _Call(method, session, None, batch, decoder)
+                    call = Call(method, session, None, batch, decoder)
                     batch.calls.append(call)
                     if session._closed is not None:
                         call.done = True

@@ -3,7 +3,7 @@
 This is the fast path of every command: standard library only (no anyio,
 aiohttp, msgspec or kobrowser library modules), so a command with a warm
 daemon costs little more than Python's own start-up. The daemon is started
-here when the session has none (see :func:`_start_daemon`).
+here when the session has none (:mod:`._starting`, imported only then).
 
 A request is sent at most once: after it is written, a lost connection or a
 timeout is reported, never retried.
@@ -34,7 +34,15 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-__all__ = ["ClientError", "main"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "LONGEST_WAIT",
+    "PROG",
+    "ClientError",
+    "connect",
+    "main",
+    "suppress_os_error",
+]
 
 PROG = "ko-browser"
 #: Default command deadline in seconds (the library's default).
@@ -45,8 +53,6 @@ ANSWER_GRACE = 15.0
 #: The longest the client waits for one answer, in seconds (about 115 days): a
 #: socket refuses a timeout past time_t (``--timeout 1e300``, ``wait`` of 10**15 ms).
 LONGEST_WAIT = 1e7
-#: Seconds to wait for a new daemon beyond its Chrome launch timeout.
-START_GRACE = 20.0
 
 
 class ClientError(Exception):
@@ -114,11 +120,13 @@ def _write(text: str) -> None:
             sys.stdout.write(text.encode(encoding, "backslashreplace").decode(encoding))
         sys.stdout.flush()
     except BrokenPipeError:  # `ko-browser snapshot | head`
-        with _suppress_os_error():
+        with suppress_os_error():
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-class _suppress_os_error:
+class suppress_os_error:
+    """``with suppress_os_error():`` ignores an OSError (contextlib costs an import)."""
+
     def __enter__(self) -> None:
         return None
 
@@ -191,13 +199,17 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
         "opts": request_opts,
     }
 
-    sock, stale = _connect(paths.socket)
+    sock, stale = connect(paths.socket)
     if sock is None and cmd == "close":
-        sock = _clean_dead(paths)
+        from ._starting import clean_dead
+
+        sock = clean_dead(paths)
         if sock is None:
             return {"closed": False}, f"no session {paths.name!r} running"
     if sock is None:
-        sock = _start_daemon(paths, options, replace_stale=stale)
+        from ._starting import start_daemon
+
+        sock = start_daemon(paths, options, replace_stale=stale)
     budget = (timeout or DEFAULT_TIMEOUT) + _answer_grace()
     if cmd == "wait" and isinstance(args.get("ms"), int):
         # capped: a pause past a float's range (ms / 1000 would raise
@@ -253,7 +265,7 @@ def _seeing_paths(cmd: str, args: dict[str, Any]) -> None:
     args["path"] = path
 
 
-def _connect(path: Path) -> tuple[socket.socket | None, bool]:
+def connect(path: Path) -> tuple[socket.socket | None, bool]:
     """Connect to a daemon: (socket, False), or (None, stale) when none listens.
 
     ``stale`` is True when a socket file exists but nobody accepts on it
@@ -370,185 +382,6 @@ def _read_reply(
     return reply, pending
 
 
-# -- starting a daemon ---------------------------------------------------------
-
-
-def _start_daemon(
-    paths: SessionPaths, options: dict[str, Any], *, replace_stale: bool
-) -> socket.socket:
-    """Start the session's daemon under the session's start lock; return a connection.
-
-    Another client may be starting the same session at the same moment: the
-    lock makes one of them start it and the other connect to that daemon.
-    """
-    from ._state import LockBusy, lock_file
-
-    launch_timeout = options["timeout"] or DEFAULT_TIMEOUT
-    deadline = time.monotonic() + launch_timeout + START_GRACE
-    try:
-        fd = lock_file(paths.lock, wait=launch_timeout + START_GRACE)
-    except LockBusy:
-        raise ClientError(
-            f"session {paths.name!r} is being started by another command and did not come up",
-            f"see {paths.log}",
-        ) from None
-    try:
-        sock, stale = _connect(paths.socket)  # started while we waited for the lock?
-        if sock is not None:
-            return sock
-        if stale or replace_stale:
-            sys.stderr.write(
-                f"{PROG}: session {paths.name!r} had stopped unexpectedly; "
-                "starting a new one (its pages are gone)\n"
-            )
-        _spawn(paths, options, launch_timeout, deadline)
-        sock, stale = _connect(paths.socket)
-        if sock is None:
-            raise ClientError(
-                f"the daemon of session {paths.name!r} started but its socket is gone",
-                f"see {paths.log}",
-            )
-        return sock
-    finally:
-        os.close(fd)  # releases the lock
-
-
-def _clean_dead(paths: SessionPaths) -> socket.socket | None:
-    """`close` of a session without a live daemon: remove what a killed one left.
-
-    Returns a connection when a daemon came up meanwhile (it is closed instead).
-    """
-    from ._state import LockBusy, lock_file, reap_previous
-
-    try:
-        fd = lock_file(paths.lock, wait=DEFAULT_TIMEOUT + START_GRACE)
-    except LockBusy:
-        raise ClientError(f"session {paths.name!r} is being started by another command") from None
-    try:
-        sock, stale = _connect(paths.socket)
-        if sock is not None:
-            return sock
-        try:
-            pid_fd = lock_file(paths.pid, wait=DEFAULT_TIMEOUT)
-        except LockBusy:
-            raise ClientError(
-                f"the daemon of session {paths.name!r} holds its lock but does not answer",
-                f"see {paths.log}",
-            ) from None
-        try:
-            state = os.pread(pid_fd, 1 << 16, 0).decode(errors="replace")
-            if state.strip():
-                reap_previous(state)
-                os.ftruncate(pid_fd, 0)
-        finally:
-            os.close(pid_fd)
-        if stale:
-            with _suppress_os_error():
-                os.unlink(paths.socket)
-        return None
-    finally:
-        os.close(fd)
-
-
-def _spawn(
-    paths: SessionPaths, options: dict[str, Any], launch_timeout: float, deadline: float
-) -> None:
-    import select
-    import subprocess
-
-    package_root = str(Path(__file__).resolve().parents[2])
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-    env.pop("PYTHONSTARTUP", None)
-    read_fd, write_fd = os.pipe()
-    command = [
-        sys.executable,
-        "-m",
-        "kobrowser.cli._daemon",
-        "--session",
-        paths.name,
-        "--ready-fd",
-        str(write_fd),
-        "--timeout",
-        str(launch_timeout),
-    ]
-    if options["headed"]:
-        command.append("--headed")
-    if options["executable_path"]:
-        command += ["--executable-path", os.path.abspath(options["executable_path"])]
-    if options["cdp"]:
-        command += ["--cdp", options["cdp"]]
-    if options["idle_timeout"]:
-        command += ["--idle-timeout", str(options["idle_timeout"])]
-    if paths.log.exists():
-        with _suppress_os_error():
-            os.replace(paths.log, paths.log.with_name(paths.log.name + ".1"))
-    log_fd = os.open(paths.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
-    try:
-        process = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=log_fd,
-            stderr=log_fd,
-            pass_fds=(write_fd,),
-            start_new_session=True,
-            cwd="/",
-            env=env,
-        )
-    except OSError as exc:
-        os.close(read_fd)
-        raise ClientError(f"cannot start the session daemon: {exc}") from None
-    finally:
-        os.close(write_fd)
-        os.close(log_fd)
-    # The daemon outlives this process: never wait for it here.
-    process.returncode = 0  # keeps Popen.__del__ from warning about a running child
-    data = b""
-    try:
-        while b"\n" not in data:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise ClientError(
-                    f"the daemon of session {paths.name!r} did not start within "
-                    f"{launch_timeout + START_GRACE:g} s",
-                    f"see {paths.log}",
-                )
-            ready, _, _ = select.select([read_fd], [], [], min(remaining, LONGEST_WAIT))
-            if not ready:
-                continue
-            chunk = os.read(read_fd, 65536)
-            if not chunk:
-                break
-            data += chunk
-    finally:
-        os.close(read_fd)
-    try:
-        message = json.loads(data) if data.strip() else None
-    except ValueError:
-        message = None
-    if not isinstance(message, dict):
-        raise ClientError(
-            f"the daemon of session {paths.name!r} exited while starting: {_log_tail(paths)}",
-            f"see {paths.log}",
-            "DaemonStartError",
-        )
-    if not message.get("ok"):
-        error = message.get("error") or {}
-        raise ClientError(
-            error.get("message") or "the session daemon could not start",
-            error.get("hint") or f"see {paths.log}",
-            error.get("type", "DaemonStartError"),
-        )
-
-
-def _log_tail(paths: SessionPaths) -> str:
-    try:
-        lines = paths.log.read_text(errors="replace").strip().splitlines()
-    except OSError:
-        return "no log"
-    return lines[-1] if lines else "no log"
-
-
 # -- session list ---------------------------------------------------------------
 
 
@@ -558,7 +391,7 @@ def session_list() -> tuple[Any, str]:
     for sock_path in sorted(directory.glob("*.sock")):
         name = sock_path.name[: -len(".sock")]
         entry: dict[str, Any] = {"session": name}
-        sock, stale = _connect(sock_path)
+        sock, stale = connect(sock_path)
         if sock is None:
             entry["state"] = "dead" if stale else "gone"
         else:

@@ -4,6 +4,11 @@ Every command maps onto a public name of :class:`kobrowser.Tab` or
 :class:`kobrowser.Browser`, looked up with ``getattr`` when the command runs:
 a command whose method the library does not have (yet) fails with
 :class:`NotAvailableError` instead of breaking the others.
+
+Here: the handler registry, the helpers every handler uses, and the
+handlers of navigation, snapshot, actions, get/is, wait and eval. The
+other commands register from their own modules (imported at the end);
+the errors and how they reach the client are in :mod:`._errors`.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ import anyio
 import kobrowser
 from kobrowser.actions import normalize_url
 from kobrowser.snapshot._find import numbered_lines
+
+from ._errors import CommandError, NotAvailableError, UsageError, describe_error
 
 if TYPE_CHECKING:
     from kobrowser import Browser, Tab
@@ -49,22 +56,6 @@ SERIALIZED = frozenset(
 #: Commands with no overall deadline: they bound each action (and model call)
 #: and send a progress line after each (see _protocol.py).
 STREAMING = frozenset({"batch", "agent"})
-
-
-class NotAvailableError(Exception):
-    """The installed kobrowser has no method for this command or option."""
-
-
-class UsageError(Exception):
-    """The request names no known command (exit status 2)."""
-
-
-class CommandError(Exception):
-    """The command cannot be done as asked (no such tab, no open tab)."""
-
-    def __init__(self, message: str, hint: str = "") -> None:
-        super().__init__(message)
-        self.hint = hint
 
 
 Progress = Callable[[dict[str, Any], str], Awaitable[None]]
@@ -421,78 +412,6 @@ async def _wait(ctx: Context, args: dict[str, Any]) -> Result:
     return {"fn": args["fn"]}, "condition is true"
 
 
-# -- tabs ------------------------------------------------------------------
-
-
-def _tab_by_index(ctx: Context, index: int | None) -> Tab:
-    if index is None:
-        return _tab(ctx)
-    tabs = ctx.browser.tabs
-    if not 1 <= index <= len(tabs):
-        raise CommandError(
-            f"no tab {index}: there are {len(tabs)}" if tabs else f"no tab {index}: none is open",
-            "run `ko-browser tab list`" if tabs else "run `ko-browser tab new`",
-        )
-    return tabs[index - 1]
-
-
-async def _tab_list(ctx: Context) -> list[dict[str, Any]]:
-    tabs = ctx.browser.tabs
-    current = ctx.browser.current_tab if tabs else None
-    listed = []
-    for index, tab in enumerate(tabs, 1):
-        entry: dict[str, Any] = {"index": index, "current": tab is current, "id": tab.target_id}
-        try:
-            with anyio.fail_after(5):
-                entry.update(await _page(tab))
-        except (kobrowser.KoBrowserError, TimeoutError):
-            entry.update(url="", title="")
-        listed.append(entry)
-    return listed
-
-
-def _tabs_text(tabs: list[dict[str, Any]]) -> str:
-    if not tabs:
-        return "no tabs"
-    return "\n".join(
-        f"{'*' if t['current'] else ' '} {t['index']}: {t['url']}"
-        + (f'  "{t["title"]}"' if t["title"] else "")
-        for t in tabs
-    )
-
-
-@handler("tab.list")
-async def _tab_list_cmd(ctx: Context, args: dict[str, Any]) -> Result:
-    tabs = await _tab_list(ctx)
-    return {"tabs": tabs}, _tabs_text(tabs)
-
-
-@handler("tab.new")
-async def _tab_new(ctx: Context, args: dict[str, Any]) -> Result:
-    url = normalize_url(args["url"]) if args.get("url") else "about:blank"
-    tab = await _call(ctx, ctx.browser.new_tab, url)
-    index = ctx.browser.tabs.index(tab) + 1
-    page = await _page(tab)
-    return {"index": index, **page}, f"tab {index}: {_page_text(page)}"
-
-
-@handler("tab.switch")
-async def _tab_switch(ctx: Context, args: dict[str, Any]) -> Result:
-    tab = _tab_by_index(ctx, args["index"])
-    await _call(ctx, _method(ctx.browser, "switch_to", "tab switch"), tab)
-    page = await _page(tab)
-    return {"index": args["index"], **page}, f"tab {args['index']}: {_page_text(page)}"
-
-
-@handler("tab.close")
-async def _tab_close(ctx: Context, args: dict[str, Any]) -> Result:
-    tab = _tab_by_index(ctx, args["index"])
-    index = ctx.browser.tabs.index(tab) + 1
-    await tab.close()
-    left = len(ctx.browser.tabs)
-    return {"closed": index, "tabs": left}, f"closed tab {index} ({left} left)"
-
-
 # -- eval ------------------------------------------------------------------
 
 
@@ -510,64 +429,6 @@ async def _eval(ctx: Context, args: dict[str, Any]) -> Result:
     return {"value": value}, text
 
 
-# -- errors ----------------------------------------------------------------
-
-_SNAPSHOT_HINT = "run `ko-browser snapshot` and use its ids"
-
-
-def _hint(exc: BaseException) -> str:
-    k = kobrowser
-    if isinstance(exc, k.StaleElementError):
-        return "run `ko-browser snapshot` and use the new ids"
-    if isinstance(exc, k.NoSnapshotError):
-        return "run `ko-browser snapshot` first"
-    if isinstance(exc, k.UnknownElementError):
-        return _SNAPSHOT_HINT
-    if isinstance(exc, k.NotInteractableError):
-        return "run `ko-browser snapshot` to see the page as it is now"
-    if isinstance(exc, k.WrongElementKindError):
-        return "check the element's role in `ko-browser snapshot`"
-    if isinstance(exc, k.InvalidSelectorError):
-        return "fix the CSS selector"
-    if isinstance(exc, k.NavigationError):
-        return "check the URL and that the site is reachable"
-    if isinstance(exc, k.ModelError):
-        return "check --model, --base-url and the API key"
-    if isinstance(exc, k.LaunchError):
-        return "install Chromium, or pass --executable-path PATH or --cdp ENDPOINT"
-    if isinstance(exc, k.ConnectionClosedError):
-        return "Chrome is gone; the session stops, run the command again to start a new one"
-    if isinstance(exc, k.TargetClosedError):
-        return "the tab is gone; run `ko-browser tab list`"
-    if isinstance(exc, TimeoutError):
-        return "the page may still be busy; retry, or pass a larger --timeout"
-    if isinstance(exc, CommandError):
-        return exc.hint
-    if isinstance(exc, NotAvailableError):
-        return "update kobrowser, or use `ko-browser eval` meanwhile"
-    if isinstance(exc, k.KoBrowserError):
-        return ""
-    return ""
-
-
-def describe_error(exc: BaseException) -> dict[str, Any]:
-    """``{"type", "message", "hint", "exit"}`` for a failed command."""
-    message = " ".join(str(exc).split()) or type(exc).__name__
-    if isinstance(exc, kobrowser.LaunchError):
-        message = " ".join(str(exc).split("\n", 1)[0].split())
-    if len(message) > 500:
-        message = message[:497] + "..."
-    error: dict[str, Any] = {"type": type(exc).__name__, "message": message, "exit": 1}
-    element_id = getattr(exc, "element_id", None)
-    if element_id is not None:
-        error["id"] = element_id
-    if isinstance(exc, UsageError | kobrowser.InvalidArgumentError):
-        error["exit"] = 2
-    hint = _hint(exc)
-    if hint:
-        error["hint"] = hint
-    return error
-
-
-# Register `batch` and `agent`; `cookies`, `state` and `set`; `screenshot`, `pdf`, `diff`.
-from . import _batch, _browser_state, _network, _seeing  # noqa: E402, F401
+# Register `batch` and `agent`; `cookies`, `state` and `set`; `network`, `console`,
+# `errors`; `screenshot`, `pdf`, `diff`; `tab list|new|switch|close`.
+from . import _batch, _browser_state, _network, _seeing, _tabs  # noqa: E402, F401

@@ -17,19 +17,18 @@ Started by the client as ``python -m kobrowser.cli._daemon --session NAME
    Chrome goes away: Chrome is closed, the socket removed, the lock released.
 
 The Browser lives in the daemon's task group for the whole life of the
-daemon (anyio on asyncio).
+daemon (anyio on asyncio). This module is the process's life (steps 1-3
+and 5); serving the connections and running the commands (step 4) is
+:class:`~._serving.RequestServer`'s.
 """
 
 from __future__ import annotations
 
 import argparse
-import collections
 import contextlib
 import json
 import os
 import signal
-import socket
-import struct
 import sys
 import time
 import traceback
@@ -37,39 +36,15 @@ from typing import Any
 
 import anyio
 import anyio.abc
-from anyio.streams.buffered import BufferedByteReceiveStream
 
 import kobrowser
 
-from ._commands import SERIALIZED, STREAMING, Context, describe_error, run_command
-from ._protocol import (
-    DEFAULT_IDLE_TIMEOUT,
-    MAX_LINE,
-    PROTOCOL_VERSION,
-    SessionPaths,
-    decode,
-    encode,
-    session_paths,
-)
-from ._requests import MAX_ID, RequestError, check_request
+from ._commands import describe_error
+from ._protocol import DEFAULT_IDLE_TIMEOUT, SessionPaths, session_paths
+from ._serving import RequestServer, log
 from ._state import LockBusy, chrome_profile_dir, lock_file, reap_previous
 
 __all__ = ["Daemon", "main"]
-
-#: Seconds a command may run past its own timeout before the daemon gives up on it.
-GRACE = 5.0
-#: How to report a bug: said with every internal error (in the reply and the log).
-REPORT = (
-    "a bug: please report it on the kobrowser issue tracker with the command line, "
-    "the kobrowser version and this traceback"
-)
-#: Request ids remembered to refuse a repeated request.
-SEEN_IDS = 4096
-
-
-def log(message: str) -> None:
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
-    print(f"{stamp} [{os.getpid()}] {message}", file=sys.stderr, flush=True)
 
 
 class Daemon:
@@ -97,14 +72,13 @@ class Daemon:
         self.started = time.time()
         self.last_activity = 0.0
         self.inflight: set[anyio.CancelScope] = set()
-        self.seen: collections.OrderedDict[str, None] = collections.OrderedDict()
-        self.tab_lock = anyio.Lock()
         self.stopping = False
         self.stopped = anyio.Event()  # Chrome closed, socket removed
         self.exit_event = anyio.Event()  # the daemon may exit now
         self.task_group: anyio.abc.TaskGroup | None = None
         self.socket_inode: int | None = None
         self.stop_reason = ""
+        self.server = RequestServer(self)
 
     # -- life --------------------------------------------------------------
 
@@ -140,7 +114,7 @@ class Daemon:
                     self.task_group = tg
                     self.socket_inode = os.stat(self.paths.socket).st_ino
                     self.last_activity = anyio.current_time()
-                    tg.start_soon(listener.serve, self.serve_connection, tg)
+                    tg.start_soon(listener.serve, self.server.serve_connection, tg)
                     tg.start_soon(self.watch_idle)
                     tg.start_soon(self.watch_signals)
                     tg.start_soon(self.watch_browser, browser)
@@ -258,213 +232,6 @@ class Daemon:
                 await self.stop_and_exit(f"signal {signal.Signals(signum).name}")
                 return
 
-    # -- connections -------------------------------------------------------
-
-    async def serve_connection(self, stream: anyio.abc.SocketStream) -> None:
-        async with stream:
-            if not _same_user(stream):
-                return
-            reader = BufferedByteReceiveStream(stream)
-            while True:
-                try:
-                    line = await reader.receive_until(b"\n", MAX_LINE)
-                except anyio.DelimiterNotFound:
-                    await self.send(
-                        stream, self.error_reply(None, "ProtocolError", "line too long")
-                    )
-                    return
-                except (
-                    anyio.EndOfStream,
-                    anyio.IncompleteRead,
-                    anyio.ClosedResourceError,
-                    anyio.BrokenResourceError,
-                ):
-                    return
-                try:
-                    reply, after = await self.handle_line(line, stream)
-                except Exception:  # never let one request take the daemon down
-                    log(f"internal error in the daemon ({REPORT}):\n{traceback.format_exc()}")
-                    reply, after = (
-                        self.error_reply(
-                            None,
-                            "InternalError",
-                            "internal error in the daemon (a bug in kobrowser)",
-                            self.report_hint(),
-                        ),
-                        None,
-                    )
-                if not await self.send(stream, reply):
-                    return
-                if after is not None:
-                    self.exit_event.set()
-                    return
-
-    async def send(self, stream: anyio.abc.SocketStream, message: dict[str, Any]) -> bool:
-        try:
-            data = encode(message)
-        except (TypeError, ValueError, RecursionError):  # not JSON: a bug, not a dead daemon
-            log(f"internal error in the daemon ({REPORT}):\n{traceback.format_exc()}")
-            data = encode(
-                self.error_reply(
-                    message.get("id"),
-                    "InternalError",
-                    "internal error in the daemon (a bug in kobrowser)",
-                    self.report_hint(),
-                )
-            )
-        try:
-            await stream.send(data)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-            return False
-        return True
-
-    @staticmethod
-    def error_reply(
-        request_id: Any, kind: str, message: str, hint: str = "", exit: int = 1
-    ) -> dict[str, Any]:
-        error: dict[str, Any] = {"type": kind, "message": message, "exit": exit}
-        if hint:
-            error["hint"] = hint
-        return {"v": PROTOCOL_VERSION, "id": request_id, "ok": False, "error": error}
-
-    async def handle_line(
-        self, line: bytes, stream: anyio.abc.SocketStream | None = None
-    ) -> tuple[dict[str, Any], str | None]:
-        """One request -> (reply, "stop" when the daemon should stop after replying)."""
-        try:
-            request = decode(line)
-        except ValueError as exc:
-            return self.error_reply(
-                None,
-                "ProtocolError",
-                f"bad request: {exc}; this daemon speaks protocol version {PROTOCOL_VERSION}",
-                "run `ko-browser close` and retry with the same kobrowser version",
-                exit=2,
-            ), None
-        try:
-            request_id, cmd, args, opts = check_request(request)
-        except RequestError as exc:
-            raw_id = request.get("id")
-            echo = raw_id if isinstance(raw_id, str) and len(raw_id) <= MAX_ID else None
-            hint = "run `ko-browser --help`; use the same kobrowser for client and daemon"
-            return self.error_reply(echo, "UsageError", str(exc), hint, exit=2), None
-        if request_id in self.seen:
-            return self.error_reply(
-                request_id,
-                "DuplicateRequest",
-                f"request {request_id} was already received; it is not run twice",
-            ), None
-        self.seen[request_id] = None
-        while len(self.seen) > SEEN_IDS:
-            self.seen.popitem(last=False)
-
-        if cmd == "status":
-            return self.reply(request_id, await self.status(), ""), None
-        if cmd == "close":
-            await self.stop("close command")
-            return self.reply(request_id, {"closed": True}, "closed"), "stop"
-        if self.stopping:
-            return self.error_reply(
-                request_id,
-                "SessionClosed",
-                "the session is closing",
-                "run the command again to start a new session",
-            ), None
-        mismatch = self.config_mismatch(opts)
-        if mismatch:
-            return self.error_reply(
-                request_id,
-                "SessionMismatch",
-                mismatch,
-                f"run `ko-browser --session {self.paths.name} close` first to start it anew",
-            ), None
-        return await self.execute(request_id, cmd, args, opts, stream), None
-
-    def config_mismatch(self, opts: dict[str, Any]) -> str:
-        wanted = opts.get("start") or {}
-        mine = self.config()
-        for key in ("headed", "executable_path", "cdp"):
-            if key in wanted and wanted[key] != mine[key]:
-                option = "--" + key.replace("_", "-")
-                return (
-                    f"session {self.paths.name!r} is already running with {option}="
-                    f"{mine[key]!r}, not {wanted[key]!r}"
-                )
-        return ""
-
-    def reply(self, request_id: str, result: dict[str, Any], text: str) -> dict[str, Any]:
-        return {"v": PROTOCOL_VERSION, "id": request_id, "ok": True, "result": result, "text": text}
-
-    async def execute(
-        self,
-        request_id: str,
-        cmd: str,
-        args: dict[str, Any],
-        opts: dict[str, Any],
-        stream: anyio.abc.SocketStream | None = None,
-    ) -> dict[str, Any]:
-        assert self.browser is not None
-        timeout: float | None = opts.get("timeout")  # checked by check_request
-        budget: float | None = (timeout or self.browser.timeout) + GRACE
-        if cmd == "wait" and isinstance(args.get("ms"), int):
-            # capped: ms / 1000 overflows past a float; Tab.wait refuses such a pause
-            budget = (budget or 0) + min(args["ms"], 10**15) / 1000
-        if cmd in STREAMING:
-            budget = None  # each action and model call has its own deadline
-        scope = anyio.CancelScope()
-
-        async def progress(result: dict[str, Any], text: str) -> None:
-            """Send a progress line; a client that left cancels the command."""
-            self.last_activity = anyio.current_time()
-            line = {"v": PROTOCOL_VERSION, "id": request_id, "progress": result, "text": text}
-            if stream is None or not await self.send(stream, line):
-                scope.cancel()
-
-        ctx = Context(self.browser, timeout, progress if stream is not None else None)
-        self.last_activity = anyio.current_time()
-        self.inflight.add(scope)
-        try:
-            with scope:
-                with anyio.fail_after(budget):
-                    if cmd in SERIALIZED:
-                        async with self.tab_lock:
-                            result, text = await run_command(ctx, cmd, args)
-                    else:
-                        result, text = await run_command(ctx, cmd, args)
-                return self.reply(request_id, result, text)
-            return self.error_reply(
-                request_id,
-                "SessionClosed",
-                "the session was closed while this command ran",
-                "run the command again to start a new session",
-            )
-        except TimeoutError as exc:
-            if isinstance(exc, kobrowser.KoBrowserError):
-                reply = describe_error(exc)
-            else:
-                reply = describe_error(TimeoutError(f"{cmd}: no result within {budget or 0:g} s"))
-            return {"v": PROTOCOL_VERSION, "id": request_id, "ok": False, "error": reply}
-        except Exception as exc:
-            error = describe_error(exc)
-            if not isinstance(exc, kobrowser.KoBrowserError) and error["exit"] != 2:
-                known = type(exc).__module__.startswith("kobrowser.cli")
-                if not known:
-                    log(f"internal error in {cmd} ({REPORT}):\n{traceback.format_exc()}")
-                    error["message"] = f"internal error (a bug in kobrowser): {error['message']}"
-                    error["hint"] = self.report_hint()
-            if isinstance(exc, kobrowser.ConnectionClosedError) or self.browser_gone():
-                self.spawn_stop("Chrome went away")
-            return {"v": PROTOCOL_VERSION, "id": request_id, "ok": False, "error": error}
-        finally:
-            self.inflight.discard(scope)
-            self.last_activity = anyio.current_time()
-
-    def report_hint(self) -> str:
-        return (
-            "please report it on the kobrowser issue tracker with the command line "
-            f"and the traceback in {self.paths.log}"
-        )
-
     def browser_gone(self) -> bool:
         try:
             return self.browser is None or self.browser.connection.closed
@@ -496,17 +263,6 @@ class Daemon:
                 with contextlib.suppress(Exception), anyio.fail_after(2):
                     info["url"] = await _quick_url(tab)
         return info
-
-
-def _same_user(stream: anyio.abc.SocketStream) -> bool:
-    """Serve only this user (the 0700 directory already keeps others out)."""
-    raw = stream.extra(anyio.abc.SocketAttribute.raw_socket)
-    try:
-        creds = raw.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    except (OSError, AttributeError):  # not Linux: rely on the directory's mode
-        return True
-    _, uid, _ = struct.unpack("3i", creds)
-    return uid in (os.getuid(), 0)
 
 
 async def _quick_url(tab: Any) -> str:

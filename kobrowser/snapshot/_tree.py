@@ -62,6 +62,7 @@ import msgspec
 
 from ._ax import AXNode, gc_paused
 from ._labels import LABEL_END, LABEL_START, resolve_labels
+from ._memo import BuildMemo
 from ._node import Node
 from ._promote import finish_candidate
 from ._roles import (
@@ -140,14 +141,24 @@ _FrameState = tuple[str, dict[str, AXNode], dict[int, "FrameAX | None"], Mapping
 _Ctx = tuple["list[Any] | None", str, bool, _FrameState, bool, int]
 
 
-def _frame_state(frame: FrameAX) -> _FrameState:
+# Marks a stack item that records a printed element's output in the memo.
+_RECORD: Final = object()
+
+
+def _frame_state(frame: FrameAX, index: Mapping[str, AXNode] | None = None) -> _FrameState:
     """Frame id, a private nodeId -> node map (emptied as the walk goes), owners."""
-    by_id = {n.nodeId: n for n in frame.nodes}
+    by_id = {n.nodeId: n for n in frame.nodes} if index is None else dict(index)
     by_id.pop(frame.nodes[0].nodeId, None)
     return (frame.frame_id, by_id, frame.children, frame.clickable)
 
 
-def build_tree(frame: FrameAX, *, scope: Collection[tuple[str, int]] | None = None) -> list[Node]:
+def build_tree(
+    frame: FrameAX,
+    *,
+    scope: Collection[tuple[str, int]] | None = None,
+    memo: BuildMemo | None = None,
+    index: Mapping[str, AXNode] | None = None,
+) -> list[Node]:
     """Build the printed tree (full mode) of a frame and the frames it embeds.
 
     Args:
@@ -158,6 +169,13 @@ def build_tree(frame: FrameAX, *, scope: Collection[tuple[str, int]] | None = No
             element that is printed becomes a root, an unprinted one
             contributes its printed descendants; a match inside another match
             is not repeated. An empty scope gives ``[]``.
+        memo: What the previous build of the same top frame recorded, its
+            changed nodes already forgotten (see ``_memo``): unchanged
+            subtrees are reused from it and the new outputs recorded in it.
+            The frame's nodes must form a proper tree. Ignored with a
+            ``scope``, or when it is for another frame.
+        index: ``nodeId -> node`` for exactly ``frame.nodes``, when the
+            caller has it (spares building it).
 
     Returns:
         The top-level printed nodes (the document root itself is not printed).
@@ -169,8 +187,15 @@ def build_tree(frame: FrameAX, *, scope: Collection[tuple[str, int]] | None = No
         if not scope:
             return []
         scope_set = scope if isinstance(scope, (set, frozenset)) else set(scope)
+    if memo is not None:
+        if scope is not None or memo.frame_id != frame.frame_id:
+            memo = None
+        elif bool(memo.clickable) != bool(frame.clickable):
+            memo.clear()  # every element's candidate rules change
     with gc_paused():
-        return _build(frame, scope_set, scope is None)
+        if memo is not None:
+            memo.clickable = frame.clickable
+        return _build(frame, scope_set, scope is None, memo, index)
 
 
 def prebuild_frame(
@@ -206,9 +231,20 @@ def _embeds_frames(nodes: list[AXNode]) -> bool:
     return False
 
 
-def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: bool) -> list[Node]:
+def _build(
+    frame: FrameAX,
+    scope_set: Collection[tuple[str, int]],
+    everything: bool,
+    memo: BuildMemo | None = None,
+    index: Mapping[str, AXNode] | None = None,
+) -> list[Node]:
     roots: list[Any] = []
-    fs = _frame_state(frame)
+    fs = _frame_state(frame, index)
+    # The memo's entries (top frame only), and counts for it: iframes met so
+    # far (an output holding one is not recorded), subtrees reused, recorded.
+    entries = memo.entries if memo is not None else None
+    top_fs = fs
+    frames = reused = walked = 0
     top: _Ctx = (roots if everything else None, "", False, fs, everything, 0)
     seen_frames = {id(frame)}
     # id() of the children lists (alive until the end) that hold label markers.
@@ -231,6 +267,11 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
             if ctx is None:
                 # The end of a block, or of a label.
                 parent.append(SEPARATOR if extra is None else extra)
+            elif ctx is _RECORD:
+                node_id, key, start, acts_before, frames_before = extra
+                if frames == frames_before:
+                    entries[node_id] = (key, parent[start:], acts - acts_before)  # type: ignore[index]
+                    walked += 1
             elif extra.__class__ is tuple:
                 if finish_candidate(ctx, parent, extra, acts, labeled):
                     acts += 1
@@ -263,6 +304,13 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
             if ax.childIds:
                 _push_children(stack, ax, ctx, fs[1])
             continue
+        if entries is not None and fs is top_fs:
+            entry = entries.get(ax.nodeId)
+            if entry is not None and entry[0] == (carrier, in_field, owner):
+                out.extend(entry[1])
+                acts += entry[2]
+                reused += 1
+                continue
         role_v = ax.role
         raw = role_v.value if role_v is not None else ""
         info = roles.get(raw) if raw.__class__ is str else None
@@ -350,6 +398,7 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
         if out is None:
             child_ctx: _Ctx = (None, child_carrier, child_field, fs, False, child_owner)
             if kind == IFRAME:
+                frames += 1
                 _push_frame(stack, ax, child_ctx, fs, seen_frames)
             elif ax.childIds:
                 _push_children(stack, ax, child_ctx, fs[1])
@@ -365,6 +414,16 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
             states = states_of(bits | promote)
         node = Node(role, name, value, states, fs[0], backend, [])
         out.append(node)
+        if entries is not None and fs is top_fs and (promote or (ax.childIds and kind != IFRAME)):
+            # Pops after the node is finished: its output is then out[start:].
+            push(
+                (
+                    None,
+                    _RECORD,
+                    out,
+                    (ax.nodeId, (carrier, in_field, owner), len(out) - 1, acts, frames),
+                )
+            )
         if promote:
             push((None, node, out, (only_candidate, kind, states_of(bits), acts)))
             if ax.childIds:
@@ -378,6 +437,7 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
         if kind >= INTERACTIVE:
             acts += 1
         if kind == IFRAME:
+            frames += 1
             push((None, node, out, kind))
             _push_frame(stack, ax, (node.children, "", child_field, fs, True, 0), fs, seen_frames)
         elif ax.childIds:
@@ -394,6 +454,8 @@ def _build(frame: FrameAX, scope_set: Collection[tuple[str, int]], everything: b
     if labeled and id(roots) in labeled:
         resolve_labels(roots)
     merge_text(roots)
+    if memo is not None:
+        memo.reused, memo.walked = reused, walked
     return roots
 
 

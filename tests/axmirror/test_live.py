@@ -12,8 +12,10 @@ import pytest
 from _server import PageServer
 
 from kobrowser import Tab
-from kobrowser._axmirror import AXMirrorSettings, DocumentMirror, diff_nodes
-from kobrowser.snapshot import AXNode, decode_ax_tree
+from kobrowser._axmirror import AXMirrorSettings, DocumentMirror, MirrorAnswer, diff_nodes
+from kobrowser._clickable import clickable_nodes
+from kobrowser._tab._incremental import IncrementalBuilder
+from kobrowser.snapshot import AXNode, FrameAX, build_tree, decode_ax_tree, format_snapshot
 
 from ._mutations import MUTATE_JS, mutation_page
 
@@ -58,14 +60,34 @@ async def mutate(tab: Tab, seed: int, count: int) -> list[str]:
     return done
 
 
+class IncrementalCheck:
+    """Builds each answer incrementally (as ``Tab.snapshot`` does), compares with a full build."""
+
+    def __init__(self, tab: Tab) -> None:
+        self.tab = tab
+        self.builder = IncrementalBuilder()
+
+    async def check(self, answer: MirrorAnswer) -> None:
+        clickable = await clickable_nodes(self.tab.cdp, timeout=30)
+        top = FrameAX("top", answer.nodes, clickable=clickable)
+        tree, _ = self.builder.build(top, answer, scope=None)
+        full = build_tree(FrameAX("top", answer.nodes, clickable=clickable))
+        assert format_snapshot(tree, title=None) == format_snapshot(full, title=None)
+
+
 async def run_changes(tab: Tab, mirror: DocumentMirror, rounds: int, per_round: int) -> set[str]:
     await tab.evaluate(MUTATE_JS)
     kinds: set[str] = set()
+    incremental = IncrementalCheck(tab)
     for seed in range(1, rounds + 1):
         kinds.update(await mutate(tab, seed * 7919, per_round))
-        mirrored_nodes = await mirror.nodes(timeout=30)
-        assert mirrored_nodes is not None, f"round {seed}: the mirror gave up"
-        assert diff_nodes(mirrored_nodes, await full_nodes(tab)) == [], f"round {seed}"
+        answer = await mirror.answer(timeout=30)
+        assert answer is not None, f"round {seed}: the mirror gave up"
+        assert diff_nodes(answer.nodes, await full_nodes(tab)) == [], f"round {seed}"
+        await incremental.check(answer)
+    # Built from the previous build in (almost) every round, never in full.
+    stats = incremental.builder.stats
+    assert stats["incremental"] >= rounds - 2 and stats["reused"] > stats["walked"], stats
     return kinds
 
 

@@ -311,3 +311,33 @@ def test_current_equals_the_tree_after_random_moves_and_stale_messages() -> None
         assert diff_nodes(nodes, [truth[i] for i in expected]) == [], step
         assert len(store.nodes) == len(expected), step  # no stray node kept
     assert walks < 300, walks  # most answers came without the whole walk
+
+
+def test_take_dirty_names_changed_nodes_with_their_ancestors() -> None:
+    store = tree()
+    assert store.take_dirty() == (0, None)  # the first answer: everything is new
+    assert store.take_dirty() == (1, set())
+    store.put([node("5", "listitem"), node("4", "StaticText", name="Go")])
+    assert store.take_dirty() == (2, set())  # equal content: nothing changed
+    store.put([node("5", "listitem", name="renamed")])
+    assert store.take_dirty() == (3, {"5", "3", "1"})
+    # Children cut below a node (read again later) make it dirty.
+    assert store.forget_below("2")
+    assert store.take_dirty()[1] == {"2", "1"}
+    store.put([node("4", "StaticText", name="Go")])
+    assert store.take_dirty()[1] == {"4", "2", "1"}  # read again: new to the store
+    # A node Chrome no longer has: its parent.
+    store.discard(["6"])
+    assert store.take_dirty()[1] == {"3", "1"}
+    # A node listed by two parents: no proper tree, so nothing is known.
+    store.put([node("2", "button", "4", "5", name="Go")])
+    store.current()
+    assert store.twice
+    assert store.take_dirty()[1] is None
+    store.put([node("3", "list")])
+    store.current()
+    assert not store.twice
+    # Not right after it either: a build of that tree put "5" under one parent only.
+    assert store.take_dirty()[1] is None
+    store.put([node("3", "list", name="renamed")])
+    assert store.take_dirty()[1] == {"3", "1"}

@@ -76,7 +76,7 @@ async def test_mirrored_snapshots_equal_fresh_ones_with_frames(
 ) -> None:
     url = framed_page(server)
     async with (
-        mirror_settings(browser, min_nodes=0, check_every=0, max_update_share=1.0),
+        mirror_settings(browser, min_nodes=0, check_every=0, max_update_share=1.0, verify=True),
         open_tab(url) as tab,
     ):
         await tab.evaluate(MUTATE_JS)
@@ -93,6 +93,9 @@ async def test_mirrored_snapshots_equal_fresh_ones_with_frames(
             assert mirror.stats["served"] == served + 1  # fresh=True bypasses it
             assert mirrored.text == fresh.text, f"round {seed}"
             assert "Shadow" in mirrored.text and mirrored.text.count("iframe") >= 2
+        # Built incrementally (and checked against a full build: verify mode).
+        stats = tab._snapshotter.incremental.stats  # type: ignore[attr-defined]
+        assert stats["incremental"] >= 25, stats
 
 
 async def test_mirrored_snapshots_keep_the_clickable_map_and_equal_fresh_ones(
@@ -100,10 +103,16 @@ async def test_mirrored_snapshots_keep_the_clickable_map_and_equal_fresh_ones(
 ) -> None:
     url = server.set_page("/click-tab.html", click_page(40))
     async with (
-        mirror_settings(browser, min_nodes=0, check_every=0, max_update_share=1.0),
+        mirror_settings(browser, min_nodes=0, check_every=0, max_update_share=1.0, verify=True),
         open_tab(url) as tab,
     ):
         await tab.evaluate(CLICK_MUTATE_JS)
+        # Listeners added by script are not seen before the map's period (a
+        # known limit that verify mode reports): added before the first read.
+        await tab.evaluate(
+            "document.querySelectorAll('#list button').forEach(b => b.addEventListener("
+            "'click', e => { e.target.textContent = 'Clicked'; }))"
+        )
         await tab.snapshot()
         mirror = await wait_ready(tab)
         watch = tab._snapshotter.clickwatch  # type: ignore[attr-defined]
@@ -114,6 +123,7 @@ async def test_mirrored_snapshots_keep_the_clickable_map_and_equal_fresh_ones(
             assert mirrored.text == fresh.text, f"round {seed}"
             assert "clickable" in mirrored.text
         assert mirror.stats["served"] == 40
+        assert tab._snapshotter.incremental.stats["incremental"] >= 30  # type: ignore[attr-defined]
         # The map was kept (not read) in most rounds, read afresh in others.
         assert watch.stats["texts"] >= 15 and watch.stats["fresh"] >= 5, watch.stats
         # A button clicked through the tab, as in the benchmark.
@@ -122,10 +132,6 @@ async def test_mirrored_snapshots_keep_the_clickable_map_and_equal_fresh_ones(
                 e
                 for e in (await tab.snapshot()).id_map.values()
                 if e.role == "button" and e.name.startswith(f"Toggle {row}")
-            )
-            await tab.evaluate(
-                f"document.querySelectorAll('#list button')[{row}]"
-                ".addEventListener('click', e => { e.target.textContent = 'Clicked'; })"
             )
             await tab.click(int(button.id))
             assert (await tab.snapshot()).text == (await tab.snapshot(fresh=True)).text

@@ -1,0 +1,138 @@
+"""Mirrored snapshots built incrementally: only the changed subtrees are walked again.
+
+The AX mirror (``kobrowser/_axmirror``) answers each snapshot of a large
+page with the top document's nodes and the ids of the nodes whose subtree
+changed since its previous answer. :class:`IncrementalBuilder` keeps the
+top document's :class:`~kobrowser.snapshot._memo.BuildMemo` from one
+mirrored snapshot to the next and hands it to ``build_tree`` with those
+ids, so unchanged subtrees are reused instead of walked (see
+docs/ax-mirror.md). Anything else (a full fetch, a selector scope, a gap in
+the mirror's answers, a new mirror) builds in full and starts a new memo.
+
+In verify mode every incremental build is compared with a full build of the
+same nodes, text and id map, and a difference raises ``AssertionError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..snapshot import build_tree
+from ..snapshot._memo import BuildMemo
+
+if TYPE_CHECKING:
+    from .._axmirror import MirrorAnswer
+    from .._snapshot import Element
+    from ..snapshot import FrameAX, Node
+
+__all__ = ["IncrementalBuilder", "compare_numbered"]
+
+
+class IncrementalBuilder:
+    """Builds a tab's top document, reusing what the previous mirrored build recorded.
+
+    Attributes:
+        stats: ``incremental`` (builds that reused a memo), ``full`` (builds
+            that started one), ``reused`` / ``walked`` (subtrees reused and
+            recorded afresh, summed over incremental builds).
+    """
+
+    def __init__(self) -> None:
+        self._memo: BuildMemo | None = None
+        self._store: object = None
+        self._serial = -1
+        self.stats: dict[str, int] = {"incremental": 0, "full": 0, "reused": 0, "walked": 0}
+
+    def build(
+        self,
+        root: FrameAX,
+        answer: MirrorAnswer | None,
+        *,
+        scope: Collection[tuple[str, int]] | None,
+    ) -> tuple[list[Node], bool]:
+        """The printed tree of ``root``; whether it reused the previous build.
+
+        Args:
+            root: the top frame's tree, as fetched.
+            answer: the mirror's answer the top frame's nodes came from, or
+                None for a full fetch.
+            scope: the selector's scope, as for ``build_tree``.
+        """
+        if answer is None or scope is not None or root.nodes is not answer.nodes:
+            # The memo stays: it follows the mirror's answers, and this
+            # snapshot took none (a full fetch) or leaves a gap (then the
+            # next answer's serial tells).
+            return build_tree(root, scope=scope), False
+        memo, self._memo = self._memo, None  # until this build completes
+        usable = (
+            memo is not None
+            and answer.dirty is not None
+            and answer.store is self._store
+            and answer.serial == self._serial + 1
+            and memo.frame_id == root.frame_id
+        )
+        if memo is None or not usable:
+            memo = BuildMemo(root.frame_id, root.clickable)
+            self.stats["full"] += 1
+        else:
+            memo.update(answer.dirty, root.clickable, answer.nodes, answer.parents)
+        incremental = bool(memo.entries)
+        tree = build_tree(root, memo=memo, index=answer.index)
+        if incremental:
+            self.stats["incremental"] += 1
+            self.stats["reused"] += memo.reused
+            self.stats["walked"] += memo.walked
+        self._memo, self._store, self._serial = memo, answer.store, answer.serial
+        return tree, incremental
+
+    def reset(self) -> None:
+        """Forget the memo (the next mirrored build is a full one)."""
+        self._memo = None
+
+
+Numbered = tuple[str, Mapping[int, "Element"], list["Element"]]
+
+
+def compare_numbered(made: Numbered, full: Callable[[], Numbered]) -> None:
+    """Raise ``AssertionError`` when an incremental snapshot differs from a full build.
+
+    Args:
+        made: the incremental snapshot's text and id map.
+        full: makes the same snapshot from a full build of the same nodes.
+    """
+    text, elements, roots = full()
+    if text != made[0]:
+        mine, theirs = made[0].splitlines(), text.splitlines()
+        at = next(
+            (i for i, pair in enumerate(zip(mine, theirs, strict=False)) if pair[0] != pair[1]),
+            min(len(mine), len(theirs)),
+        )
+        raise AssertionError(
+            f"incremental snapshot differs from a full build at line {at + 1}: "
+            f"{mine[at : at + 1]!r} != {theirs[at : at + 1]!r} ({len(mine)} vs {len(theirs)} lines)"
+        )
+    if made[1].keys() != elements.keys() or [e.id for e in made[2]] != [e.id for e in roots]:
+        raise AssertionError("incremental snapshot's ids differ from a full build's")
+    for number, element in elements.items():
+        if _fields(made[1][number]) != _fields(element):
+            raise AssertionError(
+                f"incremental element {number} differs from a full build: "
+                f"{_fields(made[1][number])!r} != {_fields(element)!r}"
+            )
+
+
+def _fields(element: Element) -> tuple[Any, ...]:
+    return (
+        element.id,
+        element.role,
+        element.name,
+        element.value,
+        element.states,
+        element.frame_id,
+        element.backend_node_id,
+        element.loader_id,
+        id(element.session),
+        element.depth,
+        [child.id for child in element.children],
+    )

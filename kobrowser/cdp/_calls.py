@@ -1,0 +1,136 @@
+"""The calls a :class:`~kobrowser.cdp.Connection` waits on, and how their callers wake.
+
+A :class:`Call` is one sent command waiting for its answer; a :class:`Batch`
+groups the calls of one :meth:`Connection.call_many` and wakes its caller
+once, when all are done. On asyncio both wake through a bare future (far
+cheaper than ``anyio.Event``) and fail at their deadline from a loop timer
+(:func:`expire_call`), which never cancels the task; on other backends
+through an ``anyio.Event``. Also the decoder types of ``call_many``
+(:data:`Decode`, :class:`LeanAXDecode`, :data:`BatchCall`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import msgspec
+
+from .._exceptions import CDPTimeoutError, KoBrowserError
+from ._session import CDPSession
+
+__all__ = ["EMPTY", "Batch", "BatchCall", "Call", "Decode", "LeanAXDecode", "expire_call"]
+
+EMPTY = msgspec.Raw(b"{}")
+
+Decode = Callable[[msgspec.Raw], Any]
+"""Turns a call's raw result into what :meth:`Connection.call_many` returns for it."""
+BatchCall = tuple[CDPSession, str, "dict[str, Any] | None", "Decode | None"]
+"""One call of :meth:`Connection.call_many`: session, method, params, decoder."""
+
+
+class LeanAXDecode:
+    """A :meth:`Connection.call_many` decoder of an ``Accessibility.getFullAXTree``
+    result that reads only the fields :mod:`kobrowser.snapshot`'s AX structs declare.
+
+    Marks the call so that a transport that can (the CBOR pipe, see
+    ``to_json`` in ``_cbor.c``) hands it a lean result: each node without
+    the keys those structs skip anyway (``sources``, ``chromeRole``,
+    ``parentId`` ...), so there is less JSON to write and to skip. Decoded
+    with those structs, a lean result and a whole one are equal; on other
+    transports the decoder simply gets the whole result.
+    """
+
+    __slots__ = ("decode",)
+
+    def __init__(self, decode: Decode) -> None:
+        self.decode = decode
+
+    def __call__(self, raw: msgspec.Raw) -> Any:
+        return self.decode(raw)
+
+
+class Call:
+    """One waiting call. On asyncio it wakes its caller through a bare future
+    (far cheaper than anyio.Event); on other backends through an anyio.Event."""
+
+    __slots__ = (
+        "batch",
+        "decoder",
+        "done",
+        "error",
+        "event",
+        "future",
+        "method",
+        "result",
+        "session",
+    )
+
+    def __init__(
+        self,
+        method: str,
+        session: CDPSession,
+        future: asyncio.Future[None] | None,
+        batch: Batch | None = None,
+        decoder: Decode | None = None,
+    ) -> None:
+        self.method = method
+        self.session = session
+        self.future = future
+        self.batch = batch
+        self.decoder = decoder
+        self.event = anyio.Event() if future is None and batch is None else None
+        self.result: Any = EMPTY
+        self.error: KoBrowserError | None = None
+        self.done = False  # answered, or failed by the connection
+
+    def finish(self) -> None:
+        if self.done:
+            return  # a batch must count each call once
+        self.done = True
+        batch = self.batch
+        if batch is not None:
+            batch.left -= 1
+            if batch.left == 0:
+                batch.wake()
+            return
+        future = self.future
+        if future is not None:
+            if not future.done():  # a cancelled caller's future is already done
+                future.set_result(None)
+        else:
+            assert self.event is not None
+            self.event.set()
+
+
+class Batch:
+    """The calls of one :meth:`Connection.call_many`, woken once all are done."""
+
+    __slots__ = ("calls", "event", "future", "left")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop | None) -> None:
+        self.calls: list[Call] = []
+        self.left = 0
+        self.future = loop.create_future() if loop is not None else None
+        self.event = anyio.Event() if loop is None else None
+
+    def wake(self) -> None:
+        if self.future is not None:
+            if not self.future.done():
+                self.future.set_result(None)
+        else:
+            assert self.event is not None
+            self.event.set()
+
+    def expire(self, deadline: float) -> None:
+        for call in self.calls:
+            expire_call(call, deadline)
+
+
+def expire_call(call: Call, deadline: float) -> None:
+    """Timer callback of the asyncio fast path: fail a call still unanswered."""
+    if not call.done:
+        call.error = CDPTimeoutError(call.method, deadline)
+        call.finish()
