@@ -15,6 +15,10 @@
 
         pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
 
+    ``both_backends(fast="trio")``: under ``scripts/test.sh --fast`` only on
+    that backend (for modules whose subject is not the backend: the rest of
+    the suite runs on asyncio, so trio keeps them different); CI runs both.
+
     A directory's own conftest.py may override ``anyio_backend`` entirely
     (for example ``params=["asyncio", "trio"]`` for every test below it).
 
@@ -24,9 +28,10 @@
     deadline (the machine is shared). A module marked
     ``@pytest.mark.each_transport`` runs once per transport to Chrome (CBOR
     pipe, JSON pipe, WebSocket: ``kobrowser_transport``), each on its own
-    Chromium. ``async with open_tab(url) as tab:`` opens a tab on ``url``
-    and closes it on exit. A module that needs other launch options defines
-    its own ``browser``.
+    Chromium; under ``--fast`` without the JSON pipe (it hands the same JSON
+    to the same decoders as the WebSocket). ``async with open_tab(url) as
+    tab:`` opens a tab on ``url`` and closes it on exit. A module that needs
+    other launch options defines its own ``browser``.
 
 Hypothesis budgets
     ``scripts/test.sh --fast`` sets ``KOBROWSER_TEST_FAST=1``: property tests
@@ -72,29 +77,37 @@ _session_server: PageServer | None = None
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "both_backends: run this anyio test on asyncio and on trio "
-        "(use together with @pytest.mark.anyio)",
+        "both_backends(fast=None): run this anyio test on asyncio and on trio "
+        "(use together with @pytest.mark.anyio); fast='asyncio'|'trio': only that one "
+        "under scripts/test.sh --fast, for tests whose subject is not the backend",
     )
     config.addinivalue_line(
         "markers",
         "each_transport: run this module's browser tests over the CBOR pipe, the JSON pipe "
-        "and the WebSocket (the `browser` fixture is launched once per transport)",
+        "and the WebSocket (the `browser` fixture is launched once per transport); "
+        "scripts/test.sh --fast leaves out the JSON pipe",
     )
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if (
-        metafunc.definition.get_closest_marker("both_backends") is not None
-        and "anyio_backend" in metafunc.fixturenames
-    ):
-        metafunc.parametrize("anyio_backend", BACKENDS, indirect=True, scope="module")
+    both = metafunc.definition.get_closest_marker("both_backends")
+    if both is not None and "anyio_backend" in metafunc.fixturenames:
+        backends: tuple[str, ...] = BACKENDS
+        fast_backend = both.kwargs.get("fast")
+        if FAST and fast_backend is not None:
+            assert fast_backend in BACKENDS, f"both_backends(fast={fast_backend!r})"
+            backends = (fast_backend,)
+        metafunc.parametrize("anyio_backend", backends, indirect=True, scope="module")
     if (
         metafunc.definition.get_closest_marker("each_transport") is not None
         and "kobrowser_transport" in metafunc.fixturenames
     ):
         from kobrowser.cdp import cbor_codec
 
-        kinds = ["pipe-json", "websocket"]
+        # The JSON pipe and the WebSocket hand the same JSON text to the same
+        # decoders (their framing is tested in tests/cdp): --fast runs the
+        # WebSocket only of the two; CI runs all three.
+        kinds = ["websocket"] if FAST else ["pipe-json", "websocket"]
         if cbor_codec() is not None or os.environ.get("CI"):
             kinds.insert(0, "pipe-cbor")  # under CI a missing codec fails these
         metafunc.parametrize("kobrowser_transport", kinds, indirect=True, scope="module")

@@ -7,7 +7,8 @@ from _server import PageServer
 
 from kobrowser import Browser, KoBrowserError
 
-pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
+# Not about the backend: `scripts/test.sh --fast` runs these on trio only (CI: both).
+pytestmark = [pytest.mark.anyio, pytest.mark.both_backends(fast="trio")]
 
 
 async def test_cookies_and_storage_are_isolated(browser: Browser, server: PageServer) -> None:

@@ -11,7 +11,8 @@ from _server import PageServer
 from kobrowser import Browser, InvalidArgumentError, KoBrowserError
 from kobrowser._cookies import cookie_param, filter_cookies
 
-pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
+# Not about the backend: `scripts/test.sh --fast` runs these on trio only (CI: both).
+pytestmark = [pytest.mark.anyio, pytest.mark.both_backends(fast="trio")]
 
 _LAYOUT = {"name", "value", "domain", "path", "expires", "httpOnly", "secure", "sameSite"}
 

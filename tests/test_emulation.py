@@ -13,7 +13,8 @@ import kobrowser
 from kobrowser import Browser, InvalidArgumentError, Tab, devices
 from kobrowser.cdp import CDPSession
 
-pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
+# Not about the backend: `scripts/test.sh --fast` runs these on trio only (CI: both).
+pytestmark = [pytest.mark.anyio, pytest.mark.both_backends(fast="trio")]
 
 _MOBILE = '<meta name="viewport" content="width=device-width"><p>mobile</p>'
 _PROBE = """JSON.stringify({

@@ -15,6 +15,7 @@ import aiohttp
 import anyio
 import anyio.to_thread
 import pytest
+from _examples import FAST
 from _server import PageServer
 from aiohttp import web
 
@@ -277,6 +278,30 @@ async def test_both_backends(anyio_backend: str, server: PageServer) -> None:
         await gate.arrived(timeout=5)
         gate.release()
     assert result == [anyio_backend.encode()]
+
+
+@pytest.mark.anyio
+@pytest.mark.both_backends(fast="trio")
+async def test_both_backends_fast_trio(anyio_backend: str) -> None:
+    assert anyio_backend in ("asyncio", "trio")
+
+
+def test_both_backends_fast_runs_one_backend_under_fast_only(
+    request: pytest.FixtureRequest,
+) -> None:
+    items = request.session.items
+    names = [
+        i.name for i in items if getattr(i, "originalname", "") == "test_both_backends_fast_trio"
+    ]
+    if not names:
+        pytest.skip("test_both_backends_fast_trio was deselected")
+    if FAST:
+        assert names == ["test_both_backends_fast_trio[trio]"]
+    else:
+        assert names == [
+            "test_both_backends_fast_trio[asyncio]",
+            "test_both_backends_fast_trio[trio]",
+        ]
 
 
 def test_both_backends_parametrizes_only_marked_tests(request: pytest.FixtureRequest) -> None:

@@ -13,7 +13,8 @@ from aiohttp import web
 import kobrowser
 from kobrowser import Browser, Dialog, DownloadError, Tab, WaitTimeoutError
 
-pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
+# Not about the backend: `scripts/test.sh --fast` runs these on trio only (CI: both).
+pytestmark = [pytest.mark.anyio, pytest.mark.both_backends(fast="trio")]
 
 
 @pytest.fixture(scope="module")

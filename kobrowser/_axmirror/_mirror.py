@@ -79,6 +79,9 @@ class MirrorAnswer:
             (:meth:`current_index`).
         parents: child id -> id of the node listing it, for the same nodes
             (the store's own, valid as ``index``).
+        proper: the nodes form a proper tree (no node listed twice, no
+            cycle), as the store's last look found; only while ``index`` is
+            the store's own.
         by_backend: DOM backend id -> node id (the store's own, valid as
             ``index``; it may name dropped nodes too), or None when the store
             cannot tell (two nodes had one backend id).
@@ -92,7 +95,17 @@ class MirrorAnswer:
         store: the store answering (a new one after a reset), or None.
     """
 
-    __slots__ = ("by_backend", "dirty", "index", "nodes", "parents", "serial", "store", "version")
+    __slots__ = (
+        "by_backend",
+        "dirty",
+        "index",
+        "nodes",
+        "parents",
+        "proper",
+        "serial",
+        "store",
+        "version",
+    )
 
     def __init__(
         self,
@@ -109,22 +122,23 @@ class MirrorAnswer:
         self.index = {} if store is None else store.nodes
         self.parents = {} if store is None else store.parents
         self.by_backend = None if store is None or store.shared_backend else store.by_backend
+        self.proper = store is not None and not store.twice
 
     def current_index(
         self,
-    ) -> tuple[dict[str, AXNode], dict[str, str], dict[int, str] | None]:
-        """``index``, ``parents`` and ``by_backend`` as they were at the answer.
+    ) -> tuple[dict[str, AXNode], dict[str, str], dict[int, str] | None, bool]:
+        """``index``, ``parents``, ``by_backend`` and ``proper`` as they were at the answer.
 
         The store's own when it has not changed since (no copy), else made
         from :attr:`nodes` (another snapshot's answer came in between; then
-        no ``by_backend``).
+        no ``by_backend``, and the tree is not known to be proper).
         """
         store = self.store
         if store is not None and store.version == self.version:
-            return self.index, self.parents, self.by_backend
+            return self.index, self.parents, self.by_backend, self.proper
         nodes = self.nodes
         index = {n.nodeId: n for n in nodes}
-        return index, {c: n.nodeId for n in nodes for c in n.childIds}, None
+        return index, {c: n.nodeId for n in nodes for c in n.childIds}, None, False
 
 
 class _Root(msgspec.Struct, gc=False):

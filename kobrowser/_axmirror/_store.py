@@ -91,6 +91,7 @@ class MirrorStore:
     """
 
     __slots__ = (
+        "_after_twice",
         "_changed",
         "_fresh",
         "_since_walk",
@@ -121,6 +122,7 @@ class MirrorStore:
         self._changed: set[str] | None = None
         self.serial = 0
         self.twice = False
+        self._after_twice = False
         self.version = 0
         self.by_backend: dict[int, str] = {}
         self.shared_backend = False
@@ -262,7 +264,9 @@ class MirrorStore:
         since the previous call, with all its ancestors (through
         :attr:`parents`). The first call answers None (everything is new),
         and so does a call while :attr:`twice` holds (the tree is not a
-        proper tree: a subtree cannot be told apart from the rest).
+        proper tree: a subtree cannot be told apart from the rest) or held
+        at the previous call (a build of that tree put the node listed
+        twice under one of its parents only).
 
         Returns:
             ``(serial, dirty)``: :attr:`serial` before this call (a
@@ -272,7 +276,10 @@ class MirrorStore:
         serial = self.serial
         self.serial += 1
         changed, self._changed = self._changed, set()
-        if changed is None or self.twice:
+        # After a tree with a node listed twice, too: what was built from it
+        # put that node under one of its parents only.
+        after_twice, self._after_twice = self._after_twice, self.twice
+        if changed is None or self.twice or after_twice:
             return serial, None
         dirty: set[str] = set()
         parents, root_id = self.parents, self.root_id
@@ -372,6 +379,16 @@ class MirrorStore:
                 self.version += 1
                 self.nodes = {node.nodeId: node for node in out}
                 self.parents = {c: node.nodeId for node in out for c in node.childIds}
+            if parents:
+                # The children about to be read belong to these parents (an
+                # entry may have gone with another parent that listed the
+                # same child): without it prune() drops them as unattached.
+                claim, store = self.parents, self.nodes
+                self.version += 1
+                for parent in parents:
+                    for child in store[parent].childIds:
+                        if child not in store:
+                            claim[child] = parent
         self.touched.clear()
         self._fresh = []
         self._walk_due = False

@@ -9,25 +9,24 @@ and, once per frame, the ``<iframe>`` element that owns each frame
 or times out becomes ``None`` (an empty ``iframe`` line); only a failure of
 the top document fails the snapshot. With a :class:`~kobrowser._clickable.ClickableMaps`
 each session's clickable map is asked for in the same batch, and every frame
-the session serves is built with it.
+the session serves is built with it. A snapshot's ``selector`` scope is
+resolved by :func:`~._scope.resolve_scope` (re-exported here).
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import itertools
 import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import msgspec
 
-from .._exceptions import InvalidSelectorError, KoBrowserError, SnapshotTooLargeError
+from .._exceptions import KoBrowserError, SnapshotTooLargeError
 from ..cdp import LeanAXDecode
 from ..snapshot._ax import AXNode, decode_snapshot_nodes
 from ..snapshot._tree import FrameAX, prebuild_frame
+from ._scope import resolve_scope
 
 if TYPE_CHECKING:
     from .._clickable import ClickableMaps
@@ -56,44 +55,8 @@ class _Owner(msgspec.Struct, gc=False):
     backendNodeId: int
 
 
-class _RemoteObject(msgspec.Struct):
-    objectId: str | None = None
-    description: str = ""
-
-
-class _ExceptionDetails(msgspec.Struct):
-    text: str = ""
-    exception: _RemoteObject | None = None
-
-
-class _Evaluated(msgspec.Struct):
-    result: _RemoteObject
-    exceptionDetails: _ExceptionDetails | None = None
-
-
-class _Property(msgspec.Struct):
-    name: str
-    value: _RemoteObject | None = None
-
-
-class _Properties(msgspec.Struct):
-    result: list[_Property]
-
-
-class _DescribedNode(msgspec.Struct):
-    backendNodeId: int
-
-
-class _Described(msgspec.Struct):
-    node: _DescribedNode
-
-
 _FRAME_TREE = msgspec.json.Decoder(_FrameTreeResult)
 _OWNER = msgspec.json.Decoder(_Owner)
-_EVALUATED = msgspec.json.Decoder(_Evaluated)
-_PROPERTIES = msgspec.json.Decoder(_Properties)
-_DESCRIBED = msgspec.json.Decoder(_Described)
-_SCOPE_GROUPS = itertools.count(1)
 
 
 class FetchCache:
@@ -446,62 +409,3 @@ def _attach_maps(
         if found and frame.clickable is not found:
             frame.clickable = found
             frame.built = None
-
-
-async def resolve_scope(page: CDPSession, selector: str, *, timeout: float) -> set[int]:
-    """Backend node ids of the top document's elements matching a CSS selector.
-
-    The query runs as JavaScript and the matches are described by object id:
-    ``DOM.getDocument`` would reset the DOM agent's node ids, so concurrent
-    scoped snapshots of one tab (or any other user of the DOM domain) would
-    invalidate each other's ids.
-
-    Raises:
-        InvalidSelectorError: the selector is not valid CSS.
-    """
-    group = f"kobrowser-scope-{next(_SCOPE_GROUPS)}"
-    quoted = msgspec.json.encode(selector).decode()
-    evaluated = await page.send_typed(
-        "Runtime.evaluate",
-        {
-            "expression": f"Array.from(document.querySelectorAll({quoted}))",
-            "objectGroup": group,
-            "silent": True,
-        },
-        _EVALUATED,
-        timeout=timeout,
-    )
-    try:
-        details = evaluated.exceptionDetails
-        if details is not None:
-            reason = details.exception.description if details.exception else details.text
-            raise InvalidSelectorError(f"invalid CSS selector {selector!r}: {reason}")
-        array_id = evaluated.result.objectId
-        if array_id is None:  # pragma: no cover - an Array is always an object
-            return set()
-        properties = await page.send_typed(
-            "Runtime.getProperties",
-            {"objectId": array_id, "ownProperties": True},
-            _PROPERTIES,
-            timeout=timeout,
-        )
-        object_ids = [
-            prop.value.objectId
-            for prop in properties.result
-            if prop.name.isdigit() and prop.value is not None and prop.value.objectId
-        ]
-        found: set[int] = set()
-
-        async def describe(object_id: str) -> None:
-            described = await page.send_typed(
-                "DOM.describeNode", {"objectId": object_id}, _DESCRIBED, timeout=timeout
-            )
-            found.add(described.node.backendNodeId)
-
-        async with anyio.create_task_group() as tg:
-            for object_id in object_ids:
-                tg.start_soon(describe, object_id)
-        return found
-    finally:
-        with anyio.CancelScope(shield=True), contextlib.suppress(KoBrowserError):
-            await page.send("Runtime.releaseObjectGroup", {"objectGroup": group}, timeout=timeout)

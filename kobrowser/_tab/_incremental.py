@@ -89,14 +89,14 @@ class IncrementalBuilder:
                 memo.forget(answer.dirty)
                 self._memo, self._serial = memo, answer.serial
             return build_tree(root, scope=scope), False
-        index, parents, by_backend = answer.current_index()
+        index, parents, by_backend, proper = answer.current_index()
         if memo is None or not usable:
             memo = BuildMemo(root.frame_id, root.clickable)
             self.stats["full"] += 1
         else:
             memo.update(answer.dirty, root.clickable, answer.nodes, parents, by_backend)
         incremental = bool(memo.entries)
-        tree = build_tree(root, memo=memo, index=index)
+        tree = build_tree(root, memo=memo, index=index, proper=proper)
         self._built = True
         if incremental:
             self.stats["incremental"] += 1

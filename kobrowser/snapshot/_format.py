@@ -9,7 +9,7 @@ from ._ax import gc_paused
 from ._text import limits, normalize, truncate
 from ._tree import Node
 
-__all__ = ["ElementFactory", "FormatCache", "format_snapshot"]
+__all__ = ["KEEP", "ElementFactory", "FormatCache", "format_snapshot"]
 
 E = TypeVar("E")
 
@@ -32,21 +32,43 @@ class FormatCache:
     same element factory context (the caller keys it, see ``key``); a node
     met anywhere else is formatted afresh.
 
+    Memory: a span points into the lines and entries of the format that
+    recorded it (or last took it whole); only the last :data:`KEEP` formats'
+    are kept, and spans older than that are dropped (a subtree taken whole
+    keeps its own span current, the spans inside it age: they matter only
+    once it changes, and then it is formatted afresh).
+
     Attributes:
         key: what the cached lines and entries depend on besides the nodes
             (the caller's: text limit, the document's loader and session).
         spans: ``id(node)`` -> (node, its id, depth, line count of its
-            subtree, its entry, the lines and entries of the format that made
-            them). The node is held, so its ``id()`` is not reused meanwhile.
+            subtree, its entry, the format that holds them). The node is
+            held, so its ``id()`` is not reused meanwhile.
+        outputs: format number -> its lines and entries (the last ones).
+        formats: formats made with this cache.
         hits: subtrees taken from the cache by the last format.
     """
 
-    __slots__ = ("hits", "key", "spans")
+    __slots__ = ("formats", "hits", "key", "outputs", "spans")
 
     def __init__(self, key: object = None) -> None:
         self.key = key
-        self.spans: dict[int, tuple[Node, int, int, int, Any, list[str], list[Any]]] = {}
+        self.spans: dict[int, tuple[Node, int, int, int, Any, int]] = {}
+        self.outputs: dict[int, tuple[list[str], list[Any]]] = {}
+        self.formats = 0
         self.hits = 0
+
+    def _age(self) -> None:
+        """Forget the outputs older than the last :data:`KEEP` formats, and their spans."""
+        oldest = self.formats - KEEP
+        if not self.outputs or min(self.outputs) > oldest - KEEP:
+            return  # drop in batches, every KEEP formats
+        self.outputs = {k: v for k, v in self.outputs.items() if k > oldest}
+        self.spans = {k: v for k, v in self.spans.items() if v[5] > oldest}
+
+
+KEEP = 4
+"""Formats whose output a :class:`FormatCache` keeps (and points into)."""
 
 
 @overload
@@ -148,7 +170,12 @@ def _format_elements(
     pop = stack.pop
     push = stack.append
     number = 0
-    spans = cache.spans if cache is not None else None
+    spans = outputs = None
+    made = 0
+    if cache is not None:
+        spans, outputs = cache.spans, cache.outputs
+        cache.formats = made = cache.formats + 1
+        outputs[made] = (lines, entries)
     # Subtrees being formatted whose span to keep: (stack length when the
     # node was taken, node, id, depth, entry); one ends when the stack is
     # back below that length.
@@ -159,13 +186,15 @@ def _format_elements(
         if spans is not None:
             while open_spans and open_spans[-1][0] > len(stack):
                 done, first, at, own = open_spans.pop()[1:]
-                spans[id(done)] = (done, first, at, number - first + 1, own, lines, entries)
+                spans[id(done)] = (done, first, at, number - first + 1, own, made)
             span = spans.get(id(node))
             if span is not None and span[1] == number + 1 and span[2] == depth:
-                count, old_lines, old_entries = span[3], span[5], span[6]
+                count = span[3]
+                old_lines, old_entries = outputs[span[5]]  # type: ignore[index]
                 lines += old_lines[number : number + count]
                 entries += old_entries[number : number + count]
                 siblings.append(span[4])
+                spans[id(node)] = (*span[:5], made)  # now held by this format's output
                 number += count
                 hits += 1
                 continue
@@ -198,6 +227,7 @@ def _format_elements(
                 push((child, child_indent, child_depth, below))
     if cache is not None:
         for _, done, first, at, own in open_spans:
-            spans[id(done)] = (done, first, at, number - first + 1, own, lines, entries)  # type: ignore[index]
+            spans[id(done)] = (done, first, at, number - first + 1, own, made)  # type: ignore[index]
         cache.hits = hits
+        cache._age()
     return head + "".join(lines), entries, top

@@ -84,7 +84,7 @@ class BuildMemo:
         self,
         dirty: Collection[str] | None,
         clickable: Mapping[int, int],
-        nodes: Iterable[AXNode],
+        nodes: Collection[AXNode],
         parents: Mapping[str, str],
         by_backend: Mapping[int, str] | None = None,
     ) -> None:
@@ -98,7 +98,7 @@ class BuildMemo:
                 of nodes whose DOM node maps differently in it, and of their
                 ancestors, are forgotten too.
             nodes: the nodes the next build walks (to find the DOM nodes
-                whose map value changed).
+                whose map value changed, and the entries of nodes gone).
             parents: child id -> parent id for ``nodes``.
             by_backend: DOM backend id -> the id of the node of ``nodes``
                 that has it (it may name other ids too), when known: spares
@@ -108,6 +108,11 @@ class BuildMemo:
             self.clear()
             return
         self.forget(dirty)
+        if len(self.entries) > len(nodes):
+            # Entries of nodes removed since (a removed node is not dirty,
+            # its parent is): drop them, or they pile up on a changing page.
+            held = {node.nodeId for node in nodes}
+            self.entries = {k: v for k, v in self.entries.items() if k in held}
         old, self.clickable = self.clickable, clickable
         if old is clickable or not self.entries:
             return

@@ -158,19 +158,21 @@ class _Kept:
         self.pop = index.get
 
 
-def _frame_state(frame: FrameAX, index: Mapping[str, AXNode] | None = None) -> _FrameState:
+def _frame_state(
+    frame: FrameAX, index: Mapping[str, AXNode] | None = None, proper: bool = False
+) -> _FrameState:
     """Frame id, a private nodeId -> node map (emptied as the walk goes), owners.
 
-    With ``index`` (a proper tree's), the map is ``index`` itself, read only.
+    With ``index``: a copy of it; for a ``proper`` tree, ``index`` itself, read only.
     """
-    if index is not None:
+    if index is not None and proper:
         return (
             frame.frame_id,
             cast("dict[str, AXNode]", _Kept(index)),
             frame.children,
             frame.clickable,
         )
-    by_id = {n.nodeId: n for n in frame.nodes}
+    by_id = {n.nodeId: n for n in frame.nodes} if index is None else dict(index)
     by_id.pop(frame.nodes[0].nodeId, None)
     return (frame.frame_id, by_id, frame.children, frame.clickable)
 
@@ -181,6 +183,7 @@ def build_tree(
     scope: Collection[tuple[str, int]] | None = None,
     memo: BuildMemo | None = None,
     index: Mapping[str, AXNode] | None = None,
+    proper: bool = False,
 ) -> list[Node]:
     """Build the printed tree (full mode) of a frame and the frames it embeds.
 
@@ -198,9 +201,10 @@ def build_tree(
             The frame's nodes must form a proper tree. Ignored with a
             ``scope``, or when it is for another frame.
         index: ``nodeId -> node`` for exactly ``frame.nodes``, when the
-            caller has it and the nodes form a proper tree (no node listed
-            by two nodes, no cycle, the root listed by none): the walk reads
-            it as it is instead of building its own.
+            caller has it (spares building it).
+        proper: The nodes form a proper tree (no node listed by two nodes,
+            no cycle, the root listed by none): the walk then reads
+            ``index`` as it is instead of a copy it empties as it goes.
 
     Returns:
         The top-level printed nodes (the document root itself is not printed).
@@ -220,7 +224,7 @@ def build_tree(
     with gc_paused():
         if memo is not None:
             memo.clickable = frame.clickable
-        return _build(frame, scope_set, scope is None, memo, index)
+        return _build(frame, scope_set, scope is None, memo, index, proper)
 
 
 def prebuild_frame(
@@ -262,9 +266,10 @@ def _build(
     everything: bool,
     memo: BuildMemo | None = None,
     index: Mapping[str, AXNode] | None = None,
+    proper: bool = False,
 ) -> list[Node]:
     roots: list[Any] = []
-    fs = _frame_state(frame, index)
+    fs = _frame_state(frame, index, proper)
     # The memo's entries (top frame only), and counts for it: iframes met so
     # far (an output holding one is not recorded), subtrees reused, recorded.
     entries = memo.entries if memo is not None else None

@@ -337,4 +337,7 @@ def test_take_dirty_names_changed_nodes_with_their_ancestors() -> None:
     store.put([node("3", "list")])
     store.current()
     assert not store.twice
+    # Not right after it either: a build of that tree put "5" under one parent only.
+    assert store.take_dirty()[1] is None
+    store.put([node("3", "list", name="renamed")])
     assert store.take_dirty()[1] == {"3", "1"}

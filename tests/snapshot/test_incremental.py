@@ -22,7 +22,7 @@ import pytest
 
 from kobrowser._axmirror._store import MirrorStore
 from kobrowser.snapshot import AXNode, AXValue, FrameAX, Node, build_tree, format_snapshot
-from kobrowser.snapshot._format import FormatCache
+from kobrowser.snapshot._format import KEEP, FormatCache
 from kobrowser.snapshot._memo import BuildMemo, map_changes
 
 from ._ax_builders import el as spec_el
@@ -268,7 +268,7 @@ def run_steps(seed: int, steps: int, per_step: int) -> tuple[int, int, int]:
         top = model.frame(nodes)
         by_backend = None if store.shared_backend or step % 2 else store.by_backend
         memo.update(dirty, top.clickable, nodes, store.parents, by_backend)
-        incremental = build_tree(top, memo=memo, index=store.nodes)
+        incremental = build_tree(top, memo=memo, index=store.nodes, proper=not store.twice)
         full = build_tree(top)
         assert _render(incremental) == _render(full), f"seed {seed}, step {step}"
         # Numbered with the cache: text, entries in id order and the tree of
@@ -277,6 +277,9 @@ def run_steps(seed: int, steps: int, per_step: int) -> tuple[int, int, int]:
         reused += memo.reused
         walked += memo.walked
         hits += cache.hits
+        # Only the last few formats' outputs are held (each pins its lines).
+        assert len(cache.outputs) <= 2 * KEEP
+        assert all(span[5] in cache.outputs for span in cache.spans.values())
     return reused, walked, hits
 
 
