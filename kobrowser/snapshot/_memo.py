@@ -84,7 +84,7 @@ class BuildMemo:
         self,
         dirty: Collection[str] | None,
         clickable: Mapping[int, int],
-        nodes: Iterable[AXNode],
+        nodes: Collection[AXNode],
         parents: Mapping[str, str],
     ) -> None:
         """Forget what a build of the changed nodes cannot reuse.
@@ -97,13 +97,18 @@ class BuildMemo:
                 of nodes whose DOM node maps differently in it, and of their
                 ancestors, are forgotten too.
             nodes: the nodes the next build walks (to find the DOM nodes
-                whose map value changed).
+                whose map value changed, and the entries of nodes gone).
             parents: child id -> parent id for ``nodes``.
         """
         if dirty is None:
             self.clear()
             return
         self.forget(dirty)
+        if len(self.entries) > len(nodes):
+            # Entries of nodes removed since (a removed node is not dirty,
+            # its parent is): drop them, or they pile up on a changing page.
+            held = {node.nodeId for node in nodes}
+            self.entries = {k: v for k, v in self.entries.items() if k in held}
         old, self.clickable = self.clickable, clickable
         if old is clickable or not self.entries:
             return

@@ -82,3 +82,21 @@ def test_no_dirty_set_right_after_a_tree_with_a_node_listed_twice() -> None:
     store.put([_node("2", "group", "P2")])
     store.current()
     assert store.take_dirty() == (3, {"1", "2"})
+
+
+def test_entries_of_removed_nodes_do_not_pile_up() -> None:
+    # A ticker replaces one item (new node ids) per answer: the memo keeps
+    # at most one entry per node of the tree, not one per node ever seen.
+    store = MirrorStore(_node("1", "RootWebArea", "t", "2", "3"))
+    store.put([_node("2", "list", "", "10"), _node("3", "group", "Stay", "4")])
+    store.put([_node("4", "button", "Go")])
+    store.put([_node("10", "listitem", "", "11"), _node("11", "button", "item 10")])
+    memo = BuildMemo("MAIN", {})
+    _step(store, memo)
+    for item in range(12, 400, 2):
+        store.put([_node("2", "list", "", str(item))])
+        store.put([_node(str(item), "listitem", "", str(item + 1))])
+        store.put([_node(str(item + 1), "button", f"item {item}")])
+        _step(store, memo)
+        assert len(memo) <= 2 * len(store.nodes)
+    assert memo.reused > 0  # the memo is still used
