@@ -33,6 +33,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -42,6 +43,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from kobrowser.cli._protocol import PROTOCOL_VERSION, decode, encode
 
 # A command on a shared, busy machine may take long; this only bounds a hang.
 COMMAND_TIMEOUT = 120.0
@@ -208,19 +211,62 @@ def shared_runtime() -> Iterator[Runtime]:
         yield rt
 
 
+class _DaemonLine:
+    """Requests to a running daemon over its socket, from this process.
+
+    For the reset of a shared session, which is not what the tests check: it
+    saves a Python start-up per command (several per test). The tests
+    themselves run the real ``ko-browser`` command.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(60)
+        self.pending = b""
+        try:
+            self.sock.connect(os.fspath(path))
+        except OSError:
+            self.sock.close()
+            raise
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def call(self, cmd: str, **args: Any) -> Any:
+        request = {
+            "v": PROTOCOL_VERSION,
+            "id": f"reset-{os.getpid()}-{time.time_ns()}",
+            "cmd": cmd,
+            "args": args,
+            "opts": {"timeout": 30},
+        }
+        self.sock.sendall(encode(request))
+        while b"\n" not in self.pending:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError(f"the daemon closed the connection during {cmd}")
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        reply = decode(line)
+        assert reply.get("id") == request["id"] and reply.get("ok"), (cmd, reply)
+        return reply["result"]
+
+
 def _reset_shared(rt: Runtime) -> None:
     """Leave the shared session (if it runs) with one new blank tab, else close it."""
     if not rt.path("default", "sock").exists():
         return
-    ko = Ko(rt)
     try:
-        ko.ok("tab", "new")
-        tabs = ko.json("tab", "list")["result"]["tabs"]
-        for _ in range(len(tabs) - 1):
-            ko.ok("tab", "close", "1")  # the new tab is the last one: close the others
-        assert [t["url"] for t in ko.json("tab", "list")["result"]["tabs"]] == ["about:blank"]
-    except (AssertionError, subprocess.TimeoutExpired, KeyError, ValueError):
-        ko("close", timeout=60)  # broken by an earlier test: start anew
+        line = _DaemonLine(rt.path("default", "sock"))
+        try:
+            line.call("tab.new", url=None)
+            for _ in range(len(line.call("tab.list")["tabs"]) - 1):
+                line.call("tab.close", index=1)  # the new tab is the last one: close the others
+            assert [t["url"] for t in line.call("tab.list")["tabs"]] == ["about:blank"]
+        finally:
+            line.close()
+    except (AssertionError, OSError, KeyError, ValueError):
+        Ko(rt)("close", timeout=60)  # broken by an earlier test: start anew
 
 
 @pytest.fixture

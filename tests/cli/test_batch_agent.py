@@ -136,6 +136,7 @@ def agent_argv(chat: FakeChat, *extra: str) -> tuple[str, ...]:
     )
 
 
+@pytest.mark.shared_session  # the client sends the key: nothing of the daemon's start
 def test_agent_reaches_the_goal(ko: Ko, server: PageServer) -> None:
     chat = FakeChat(server, greet_policy)
     ko.ok("open", server.set_page("/form.html", FORM))
@@ -160,6 +161,7 @@ def fill_policy(messages: list[dict[str, Any]]) -> str:
     return f'fill {name.group(1)} "Ada"'
 
 
+@pytest.mark.shared_session  # the client sends the key: nothing of the daemon's start
 def test_agent_json_prints_one_object_per_step(ko: Ko, server: PageServer) -> None:
     chat = FakeChat(server, fill_policy)
     ko.ok("open", server.set_page("/form.html", FORM))
@@ -180,6 +182,7 @@ def test_agent_json_prints_one_object_per_step(ko: Ko, server: PageServer) -> No
     assert 'textbox "Name"' in first_prompt and "nobody yet" not in first_prompt
 
 
+@pytest.mark.shared_session  # the client sends the key: nothing of the daemon's start
 def test_agent_that_gives_up_exits_1(ko: Ko, server: PageServer) -> None:
     chat = FakeChat(server, lambda messages: "tap 5")
     ko.ok("open", server.set_page("/form.html", FORM))
@@ -190,6 +193,7 @@ def test_agent_that_gives_up_exits_1(ko: Ko, server: PageServer) -> None:
     assert "gave up: 2 steps without reaching the goal" in one_line_error(result)
 
 
+@pytest.mark.shared_session  # the client sends the key: nothing of the daemon's start
 def test_agent_model_errors_exit_1_with_a_hint(ko: Ko, server: PageServer) -> None:
     chat = FakeChat(server, lambda messages: (401, "Incorrect API key provided"))
     ko.ok("open", server.set_page("/form.html", FORM))

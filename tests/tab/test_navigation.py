@@ -13,7 +13,8 @@ from _server import PageServer
 import kobrowser
 from kobrowser import Browser, InvalidArgumentError, NavigationError, Tab, WaitTimeoutError
 
-pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
+# Not about the backend: `scripts/test.sh --fast` runs these on trio only (CI: both).
+pytestmark = [pytest.mark.anyio, pytest.mark.both_backends(fast="trio")]
 
 
 @pytest.fixture

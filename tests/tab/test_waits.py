@@ -23,7 +23,8 @@ from kobrowser import (
 )
 from kobrowser._tab._waits import glob_to_regex
 
-pytestmark = [pytest.mark.anyio, pytest.mark.both_backends]
+# Not about the backend: `scripts/test.sh --fast` runs these on trio only (CI: both).
+pytestmark = [pytest.mark.anyio, pytest.mark.both_backends(fast="trio")]
 
 # After /gate answers, the page runs `then` (a JS statement).
 _AFTER_GATE = "<script>fetch('/gate').then((r) => r.text()).then(() => {{ {then} }});</script>"
