@@ -12,7 +12,9 @@ import random
 import msgspec
 import pytest
 
+from kobrowser._axmirror import MirrorAnswer
 from kobrowser._axmirror._store import MirrorStore
+from kobrowser._tab._incremental import IncrementalBuilder
 from kobrowser.snapshot import AXNode, AXValue, FrameAX, Node, build_tree, format_snapshot
 from kobrowser.snapshot._memo import BuildMemo
 
@@ -219,3 +221,32 @@ def _run_events(seed: int, steps: int) -> int:
 @pytest.mark.parametrize("seed", range(40))
 def test_incremental_equals_full_with_late_events_and_reused_ids(seed: int) -> None:
     assert _run_events(seed, steps=40) > 0
+
+
+def _builder_step(store: MirrorStore, builder: IncrementalBuilder) -> MirrorAnswer:
+    """A mirrored snapshot through the tab's builder; equal to a full build of the nodes."""
+    nodes, lacking = store.current()
+    assert not lacking
+    answer = MirrorAnswer(nodes, store, *store.take_dirty())
+    top = FrameAX("MAIN", nodes)
+    tree, _ = builder.build(top, answer, scope=None)
+    assert _render(tree) == _render(build_tree(top))
+    return answer
+
+
+def test_a_node_listing_one_child_twice_is_not_a_proper_tree() -> None:
+    store = MirrorStore(_node("1", "RootWebArea", "t", "2"))
+    store.put([_node("2", "group", "P", "3"), _node("3", "button", "X")])
+    builder = IncrementalBuilder()
+    _builder_step(store, builder)
+    store.put([_node("2", "group", "P", "3", "3")])
+    assert not _builder_step(store, builder).proper
+
+
+def test_a_node_listing_the_root_does_not_hang_the_build() -> None:
+    store = MirrorStore(_node("1", "RootWebArea", "t", "2"))
+    store.put([_node("2", "group", "P", "3"), _node("3", "button", "X")])
+    builder = IncrementalBuilder()
+    _builder_step(store, builder)
+    store.put([_node("3", "button", "X", "1")])  # a cycle through the root
+    assert not _builder_step(store, builder).proper
