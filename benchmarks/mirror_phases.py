@@ -4,15 +4,15 @@ Wall time and this process's CPU (``time.process_time``) of each phase of
 ``tab.snapshot()`` after a click on the 2,000-row page of bench_mirror, the
 AX mirror ready: the mirror's answer (barrier, events, walk), the clickable
 map (the kept map's check, or Chrome's ``DOMSnapshot.captureSnapshot`` and
-its decoding), build, numbering/format. Steps alternate between two modes on
-the same tab, so both see the same machine load:
+its decoding), build, numbering/format. Steps alternate between the modes on
+the same tab, so they see the same machine load:
 
-``kept``   as shipped: the clickable map kept between snapshots
-           (kobrowser/_tab/_clickwatch.py), the mirror answered without a
-           whole walk (``MirrorStore.current``).
-``before`` the map read afresh on every snapshot and the mirror's whole
-           walk (``MirrorStore.collect``), as before issue 19's second part.
-``no map`` as shipped, with ``clickable=False`` (no clickable map at all).
+``incremental`` as shipped: only the changed subtrees built and numbered
+                again (kobrowser/_tab/_incremental.py).
+``full build``  as before issue 19's third part: the kept clickable map and
+                the walk-free mirror answer, then the whole tree built and
+                numbered (``IncrementalBuilder.enabled = False``; the memo
+                still follows the mirror's answers).
 
 Medians over the steps of each mode.
 
@@ -34,11 +34,11 @@ from typing import Any, ClassVar
 from benchmarks.bench_mirror import ROWS, _button_id, _Server, page_html
 
 Times = dict[str, list[tuple[float, float]]]
-MODES = ("kept", "before", "no map")
+MODES = ("incremental", "full build")
 
 
 class _State:
-    mode = "kept"
+    mode = "incremental"
     times: ClassVar[dict[str, Times]] = {mode: defaultdict(list) for mode in MODES}
 
 
@@ -71,28 +71,20 @@ def _timed_async(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
 async def run(steps: int, clickable: bool) -> dict[str, Any]:
     import kobrowser
     from kobrowser import AXMirrorSettings, _clickable
-    from kobrowser._axmirror import _mirror, _store
-    from kobrowser._tab import _clickwatch, _fetch, _snapshotter
+    from kobrowser._axmirror import _mirror
+    from kobrowser._tab import _clickwatch, _fetch, _incremental, _snapshotter
     from kobrowser.cdp import find_chrome
 
-    _snapshotter.build_tree = _timed("build_tree", _snapshotter.build_tree)  # type: ignore[assignment]
+    builder = _incremental.IncrementalBuilder
+    builder.build = _timed("build (memo update + build_tree)", builder.build)  # type: ignore[method-assign]
     _snapshotter.number_snapshot = _timed("number+format", _snapshotter.number_snapshot)  # type: ignore[assignment]
     _snapshotter.fetch_frames = _timed_async("fetch_frames (map read)", _fetch.fetch_frames)  # type: ignore[attr-defined]
     maps = _clickable.ClickableMaps
     maps._arrived = _timed("  map decode+compute", maps._arrived)  # type: ignore[method-assign]
     mirror_cls = _mirror.DocumentMirror
-    mirror_cls.nodes = _timed_async("mirror.nodes", mirror_cls.nodes)  # type: ignore[method-assign]
-    store = _store.MirrorStore
-    current, collect = store.current, store.collect
-    store.current = lambda self: collect(self) if _State.mode == "before" else current(self)  # type: ignore[method-assign]
+    mirror_cls.answer = _timed_async("mirror answer", mirror_cls.answer)  # type: ignore[method-assign]
     watch = _clickwatch.ClickWatch
-    prepare = watch.prepare
-
-    async def prepared(self: Any, maps: Any, **kwargs: Any) -> None:
-        if _State.mode == "kept":
-            await prepare(self, maps, **kwargs)
-
-    watch.prepare = _timed_async("clickwatch.prepare", prepared)  # type: ignore[method-assign]
+    watch.prepare = _timed_async("clickwatch.prepare", watch.prepare)  # type: ignore[method-assign]
 
     server = _Server(page_html(ROWS))
     out: dict[str, Any] = {}
@@ -106,15 +98,21 @@ async def run(steps: int, clickable: bool) -> dict[str, Any]:
             snap = await tab.snapshot(clickable=clickable)
             for times in _State.times.values():
                 times.clear()
+            incremental = tab._snapshotter.incremental  # type: ignore[attr-defined]
             for step in range(len(MODES) * steps):
                 _State.mode = MODES[step % len(MODES)]
+                incremental.enabled = _State.mode == "incremental"
                 await tab.click(_button_id(snap, (step * 97 + 13) % ROWS))
                 gc.collect()
                 wall, cpu = time.perf_counter(), time.process_time()
-                snap = await tab.snapshot(clickable=clickable and _State.mode != "no map")
+                snap = await tab.snapshot(clickable=clickable)
                 _record("snapshot (total)", wall, cpu)
                 await asyncio.sleep(0.1)
-            out["stats"] = (dict(mirror.stats), dict(tab._snapshotter.clickwatch.stats))  # type: ignore[attr-defined]
+            out["stats"] = (
+                dict(mirror.stats),
+                dict(tab._snapshotter.clickwatch.stats),  # type: ignore[attr-defined]
+                dict(incremental.stats),
+            )
             out["nodes"] = len(mirror)
             out["lines"] = snap.text.count("\n") + 1
     finally:
@@ -131,12 +129,12 @@ def main() -> None:
     print(
         f"{info['nodes']:,} mirrored AX nodes, {info['lines']:,} printed lines; "
         f"clickable={args.clickable}; {args.steps} steps per mode, alternating; "
-        f"stats (mirror, clickwatch) {info['stats']}",
+        f"stats (mirror, clickwatch, incremental) {info['stats']}",
         file=sys.stdout,
     )
     print("| phase (median) | " + " | ".join(f"{m}: wall ms | {m}: CPU ms" for m in MODES) + " |")
     print("|---|" + "---:|" * 2 * len(MODES))
-    names = list(dict.fromkeys(n for mode in ("before", "kept") for n in _State.times[mode]))
+    names = list(dict.fromkeys(n for mode in MODES for n in _State.times[mode]))
     for name in names:
         cells = []
         for mode in MODES:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ._tab._fetch import FrameDocument
     from .cdp import CDPSession
     from .snapshot import ElementFactory, ParsedSnapshot
+    from .snapshot._format import FormatCache
 
 __all__ = ["Element", "Snapshot", "element_factory", "number_snapshot"]
 
@@ -157,14 +158,24 @@ def number_snapshot(
     title: str | None,
     documents: Mapping[str, FrameDocument],
     text_limit: int | None = 80,
+    cache: FormatCache | None = None,
 ) -> tuple[str, dict[int, Element], list[Element]]:
     """Number and format a printed tree, making its elements in the same pass.
+
+    ``cache``: lines and elements of subtrees of an earlier snapshot of the
+    same document with the same ``text_limit`` (see
+    :class:`~kobrowser.snapshot._format.FormatCache`); the elements taken
+    from it are shared with that snapshot (they are equal in every field).
 
     Returns:
         The snapshot text, the id map and the top-level elements.
     """
     text, ordered, roots = format_snapshot(
-        tree, title=title, text_limit=text_limit, element=element_factory(documents)
+        tree,
+        title=title,
+        text_limit=text_limit,
+        element=element_factory(documents),
+        cache=cache,
     )
     return text, dict(enumerate(ordered, 1)), roots
 

@@ -74,36 +74,71 @@ class MirrorAnswer:
 
     Attributes:
         nodes: the document's AX nodes, root first.
-        index: node id -> node for the same nodes (a copy: later events do
-            not change it).
+        index: node id -> node for the same nodes: the store's own
+            dictionary, valid while the store's ``version`` is ``version``
+            (:meth:`current_index`).
         parents: child id -> id of the node listing it, for the same nodes
-            (a copy).
+            (the store's own, valid as ``index``).
+        proper: the nodes form a proper tree (no node listed twice, no
+            cycle), as the store's last look found; only while ``index`` is
+            the store's own.
+        by_backend: DOM backend id -> node id (the store's own, valid as
+            ``index``; it may name dropped nodes too), or None when the store
+            cannot tell (two nodes had one backend id).
+        version: the store's ``version`` when it answered.
         serial: which answer of its store this is (0 for the first); the
             changes are relative to the answer with ``serial - 1``.
         dirty: ids of the nodes whose subtree may differ from the previous
             answer's (changed nodes and all their ancestors), or None when
             anything may have changed (a new store, a tree with a node
             listed twice). See :meth:`MirrorStore.take_dirty`.
-        store: an opaque token of the store answering (a new one after a reset).
+        store: the store answering (a new one after a reset), or None.
     """
 
-    __slots__ = ("dirty", "index", "nodes", "parents", "serial", "store")
+    __slots__ = (
+        "by_backend",
+        "dirty",
+        "index",
+        "nodes",
+        "parents",
+        "proper",
+        "serial",
+        "store",
+        "version",
+    )
 
     def __init__(
         self,
         nodes: list[AXNode],
-        index: dict[str, AXNode],
-        parents: dict[str, str],
+        store: MirrorStore | None,
         serial: int,
         dirty: set[str] | None,
-        store: object,
     ) -> None:
         self.nodes = nodes
-        self.index = index
-        self.parents = parents
+        self.store = store
         self.serial = serial
         self.dirty = dirty
-        self.store = store
+        self.version = -1 if store is None else store.version
+        self.index = {} if store is None else store.nodes
+        self.parents = {} if store is None else store.parents
+        self.by_backend = None if store is None or store.shared_backend else store.by_backend
+        self.proper = store is not None and not store.twice
+
+    def current_index(
+        self,
+    ) -> tuple[dict[str, AXNode], dict[str, str], dict[int, str] | None, bool]:
+        """``index``, ``parents``, ``by_backend`` and ``proper`` as they were at the answer.
+
+        The store's own when it has not changed since (no copy), else made
+        from :attr:`nodes` (another snapshot's answer came in between; then
+        no ``by_backend``, and the tree is not known to be proper).
+        """
+        store = self.store
+        if store is not None and store.version == self.version:
+            return self.index, self.parents, self.by_backend, self.proper
+        nodes = self.nodes
+        index = {n.nodeId: n for n in nodes}
+        return index, {c: n.nodeId for n in nodes for c in n.childIds}, None, False
 
 
 class _Root(msgspec.Struct, gc=False):
@@ -371,9 +406,7 @@ class DocumentMirror:
                 answer = (
                     None
                     if nodes is None or store is None
-                    else MirrorAnswer(
-                        nodes, dict(store.nodes), dict(store.parents), *store.take_dirty(), store
-                    )
+                    else MirrorAnswer(nodes, store, *store.take_dirty())
                 )
             except ProtocolError as exc:
                 # Chrome refused a call (a node or document went away under
@@ -391,7 +424,7 @@ class DocumentMirror:
             checked = await self._check(nodes, timeout)
             if checked is not nodes or answer is None:
                 # The mirror differed (and was reset): nothing is known about changes.
-                return MirrorAnswer(checked, {n.nodeId: n for n in checked}, {}, 0, None, None)
+                return MirrorAnswer(checked, None, 0, None)
         return answer
 
     async def _current(self, timeout: float) -> list[AXNode] | None:

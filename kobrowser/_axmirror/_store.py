@@ -80,6 +80,12 @@ class MirrorStore:
             one stored that does), kept so that :meth:`prune` can tell a new
             node hangs from the root without walking the tree.
         serial: how many times :meth:`take_dirty` was called.
+        by_backend: DOM backend node id -> id of the held node that has it
+            (the last stored; may also name nodes dropped since).
+        shared_backend: two held nodes had the same backend id at some
+            point (:attr:`by_backend` may then miss one: not to be used).
+        version: counts the changes to :attr:`nodes` and :attr:`parents`
+            (a reader holding them can tell they are as it saw them).
         twice: the last whole walk met a node listed by two held nodes (or
             a cycle); :meth:`current` walks every time until it does not.
     """
@@ -90,13 +96,16 @@ class MirrorStore:
         "_fresh",
         "_since_walk",
         "_walk_due",
+        "by_backend",
         "flipped",
         "nodes",
         "parents",
         "root_id",
         "serial",
+        "shared_backend",
         "touched",
         "twice",
+        "version",
     )
 
     def __init__(self, root: AXNode) -> None:
@@ -114,6 +123,11 @@ class MirrorStore:
         self.serial = 0
         self.twice = False
         self._after_twice = False
+        self.version = 0
+        self.by_backend: dict[int, str] = {}
+        self.shared_backend = False
+        if root.backendDOMNodeId is not None:
+            self.by_backend[root.backendDOMNodeId] = root.nodeId
 
     def _claim(self, node: AXNode) -> None:
         parents = self.parents
@@ -131,6 +145,7 @@ class MirrorStore:
         ``listed``: ``parent`` still lists them (their parent entries stay).
         """
         store, parents = self.nodes, self.parents
+        self.version += 1
         if self._changed is not None and parent:
             self._changed.add(parent)
         stack = [(child, parent, listed) for child in children]
@@ -147,7 +162,14 @@ class MirrorStore:
         store = self.nodes
         old = store.get(node_id)
         store[node_id] = node
+        self.version += 1
         self.touched.add(node_id)
+        backend = node.backendDOMNodeId
+        if backend is not None:
+            other = self.by_backend.get(backend)
+            if other is not None and other != node_id and other in store:
+                self.shared_backend = True
+            self.by_backend[backend] = node_id
         if self._changed is not None and old != node:
             self._changed.add(node_id)
         if old is None:
@@ -354,6 +376,7 @@ class MirrorStore:
                 walked = _walk_once(root, store)
             out, parents = walked
             if len(out) < len(store):
+                self.version += 1
                 self.nodes = {node.nodeId: node for node in out}
                 self.parents = {c: node.nodeId for node in out for c in node.childIds}
             if parents:
@@ -361,6 +384,7 @@ class MirrorStore:
                 # entry may have gone with another parent that listed the
                 # same child): without it prune() drops them as unattached.
                 claim, store = self.parents, self.nodes
+                self.version += 1
                 for parent in parents:
                     for child in store[parent].childIds:
                         if child not in store:

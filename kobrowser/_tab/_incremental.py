@@ -19,20 +19,27 @@ from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..snapshot import build_tree
+from ..snapshot._format import FormatCache
 from ..snapshot._memo import BuildMemo
 
 if TYPE_CHECKING:
     from .._axmirror import MirrorAnswer
     from .._snapshot import Element
     from ..snapshot import FrameAX, Node
+    from ._fetch import FrameDocument
 
 __all__ = ["IncrementalBuilder", "compare_numbered"]
+
+_MAX_SPANS = 400_000
+"""Spans a numbering cache may hold before it starts over (each pins old lines)."""
 
 
 class IncrementalBuilder:
     """Builds a tab's top document, reusing what the previous mirrored build recorded.
 
     Attributes:
+        enabled: build from the memo (False: every build is a full one,
+            while the memo still follows the answers; for benchmarks).
         stats: ``incremental`` (builds that reused a memo), ``full`` (builds
             that started one), ``reused`` / ``walked`` (subtrees reused and
             recorded afresh, summed over incremental builds).
@@ -42,6 +49,9 @@ class IncrementalBuilder:
         self._memo: BuildMemo | None = None
         self._store: object = None
         self._serial = -1
+        self._cache: FormatCache | None = None
+        self._built = False  # the last build went through the memo
+        self.enabled = True
         self.stats: dict[str, int] = {"incremental": 0, "full": 0, "reused": 0, "walked": 0}
 
     def build(
@@ -59,10 +69,9 @@ class IncrementalBuilder:
                 None for a full fetch.
             scope: the selector's scope, as for ``build_tree``.
         """
-        if answer is None or scope is not None or root.nodes is not answer.nodes:
-            # The memo stays: it follows the mirror's answers, and this
-            # snapshot took none (a full fetch) or leaves a gap (then the
-            # next answer's serial tells).
+        self._built = False
+        if answer is None:
+            # A full fetch: the memo stays (it follows the mirror's answers).
             return build_tree(root, scope=scope), False
         memo, self._memo = self._memo, None  # until this build completes
         usable = (
@@ -72,13 +81,23 @@ class IncrementalBuilder:
             and answer.serial == self._serial + 1
             and memo.frame_id == root.frame_id
         )
+        if not self.enabled or scope is not None or root.nodes is not answer.nodes:
+            if memo is not None and usable and answer.dirty is not None:
+                # Not built with the memo, but it follows the answer: what
+                # changed is forgotten (map changes are found at the next
+                # update, against the map the entries were built with).
+                memo.forget(answer.dirty)
+                self._memo, self._serial = memo, answer.serial
+            return build_tree(root, scope=scope), False
+        index, parents, by_backend, proper = answer.current_index()
         if memo is None or not usable:
             memo = BuildMemo(root.frame_id, root.clickable)
             self.stats["full"] += 1
         else:
-            memo.update(answer.dirty, root.clickable, answer.nodes, answer.parents)
+            memo.update(answer.dirty, root.clickable, answer.nodes, parents, by_backend)
         incremental = bool(memo.entries)
-        tree = build_tree(root, memo=memo, index=answer.index)
+        tree = build_tree(root, memo=memo, index=index, proper=proper)
+        self._built = True
         if incremental:
             self.stats["incremental"] += 1
             self.stats["reused"] += memo.reused
@@ -86,9 +105,28 @@ class IncrementalBuilder:
         self._memo, self._store, self._serial = memo, answer.store, answer.serial
         return tree, incremental
 
+    def format_cache(
+        self, frame_id: str, documents: Mapping[str, FrameDocument], text_limit: int | None
+    ) -> FormatCache | None:
+        """The numbering cache for the tree just built, or None: number it in full.
+
+        Only a tree built through the memo (its reused nodes are the ones
+        the cache knows), unfiltered, is numbered with it; the cache is kept
+        per text limit and top document (loader, session), and dropped when
+        it holds far more spans than a page has lines (they pin old lines).
+        """
+        if not self._built:
+            return None
+        document = documents.get(frame_id)
+        key = (text_limit, frame_id, document.loader_id, id(document.session)) if document else None
+        cache = self._cache
+        if key is None or cache is None or cache.key != key or len(cache.spans) > _MAX_SPANS:
+            cache = self._cache = FormatCache(key)
+        return cache
+
     def reset(self) -> None:
-        """Forget the memo (the next mirrored build is a full one)."""
-        self._memo = None
+        """Forget the memo and the numbering cache (the next builds are full ones)."""
+        self._memo = self._cache = None
 
 
 Numbered = tuple[str, Mapping[int, "Element"], list["Element"]]

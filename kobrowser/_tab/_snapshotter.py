@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .._axmirror import TabMirror
     from ..cdp import CDPSession
     from ..snapshot import Node
+    from ..snapshot._format import FormatCache
     from ._frames import FrameRegistry
 
 __all__ = ["Snapshotter"]
@@ -138,16 +139,28 @@ class Snapshotter:
         raw_title = root_nodes[0].name.value if root_nodes and root_nodes[0].name else None
         title = " ".join(raw_title.split()) if isinstance(raw_title, str) else ""
 
-        def numbered(tree: list[Node]) -> tuple[str, dict[int, Element], list[Element]]:
-            if interactive or compact or depth is not None:
+        filtered = interactive or compact or depth is not None
+
+        def numbered(
+            tree: list[Node], cache: FormatCache | None = None
+        ) -> tuple[str, dict[int, Element], list[Element]]:
+            if filtered:
                 # The full tree needs no filtering (filter_tree would only copy it).
                 tree = filter_tree(tree, interactive=interactive, compact=compact, depth=depth)
             return number_snapshot(
-                tree, title=title or None, documents=fetched.documents, text_limit=text_limit
+                tree,
+                title=title or None,
+                documents=fetched.documents,
+                text_limit=text_limit,
+                cache=cache,
             )
 
-        tree, reused = self.incremental.build(fetched.root, answer, scope=scope)
-        text, elements, roots = numbered(tree)
+        incremental = self.incremental
+        tree, reused = incremental.build(fetched.root, answer, scope=scope)
+        lines = None
+        if not filtered:
+            lines = incremental.format_cache(fetched.root.frame_id, fetched.documents, text_limit)
+        text, elements, roots = numbered(tree, lines)
         if reused and mirror is not None and mirror.verify:
             compare_numbered(
                 (text, elements, roots), lambda: numbered(build_tree(fetched.root, scope=scope))

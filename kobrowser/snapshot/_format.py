@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar, overload
+from typing import Any, TypeVar, overload
 
 from ._ax import gc_paused
 from ._text import limits, normalize, truncate
 from ._tree import Node
 
-__all__ = ["ElementFactory", "format_snapshot"]
+__all__ = ["KEEP", "ElementFactory", "FormatCache", "format_snapshot"]
 
 E = TypeVar("E")
 
@@ -18,6 +18,57 @@ ElementFactory = Callable[[int, Node, int, list[E]], E]
 
 ``children`` is the (still empty) list the formatter fills with the entries
 of the node's printed children, in order; the entry keeps it as its own."""
+
+
+class FormatCache:
+    """The lines and entries of printed subtrees, kept from one format to the next.
+
+    An incremental build (``_memo``) hands the formatter the very ``Node``
+    objects of the subtrees it reused, and a finished node never changes. So
+    a node met again at the same id and depth prints the same lines and
+    makes the same entries as last time: they are taken from the format
+    that made them instead of being made again. Only one caller's snapshots
+    of one document go through a cache, with the same text limit and the
+    same element factory context (the caller keys it, see ``key``); a node
+    met anywhere else is formatted afresh.
+
+    Memory: a span points into the lines and entries of the format that
+    recorded it (or last took it whole); only the last :data:`KEEP` formats'
+    are kept, and spans older than that are dropped (a subtree taken whole
+    keeps its own span current, the spans inside it age: they matter only
+    once it changes, and then it is formatted afresh).
+
+    Attributes:
+        key: what the cached lines and entries depend on besides the nodes
+            (the caller's: text limit, the document's loader and session).
+        spans: ``id(node)`` -> (node, its id, depth, line count of its
+            subtree, its entry, the format that holds them). The node is
+            held, so its ``id()`` is not reused meanwhile.
+        outputs: format number -> its lines and entries (the last ones).
+        formats: formats made with this cache.
+        hits: subtrees taken from the cache by the last format.
+    """
+
+    __slots__ = ("formats", "hits", "key", "outputs", "spans")
+
+    def __init__(self, key: object = None) -> None:
+        self.key = key
+        self.spans: dict[int, tuple[Node, int, int, int, Any, int]] = {}
+        self.outputs: dict[int, tuple[list[str], list[Any]]] = {}
+        self.formats = 0
+        self.hits = 0
+
+    def _age(self) -> None:
+        """Forget the outputs older than the last :data:`KEEP` formats, and their spans."""
+        oldest = self.formats - KEEP
+        if not self.outputs or min(self.outputs) > oldest - KEEP:
+            return  # drop in batches, every KEEP formats
+        self.outputs = {k: v for k, v in self.outputs.items() if k > oldest}
+        self.spans = {k: v for k, v in self.spans.items() if v[5] > oldest}
+
+
+KEEP = 4
+"""Formats whose output a :class:`FormatCache` keeps (and points into)."""
 
 
 @overload
@@ -33,6 +84,7 @@ def format_snapshot(
     title: str | None,
     text_limit: int | None = 80,
     element: ElementFactory[E],
+    cache: FormatCache | None = None,
 ) -> tuple[str, list[E], list[E]]: ...
 
 
@@ -42,6 +94,7 @@ def format_snapshot(
     title: str | None,
     text_limit: int | None = 80,
     element: ElementFactory[E] | None = None,
+    cache: FormatCache | None = None,
 ) -> tuple[str, list[Node]] | tuple[str, list[E], list[E]]:
     """Number ``roots`` depth-first in pre-order from 1 and format the snapshot.
 
@@ -64,6 +117,9 @@ def format_snapshot(
             print every name, text line, value and title whole.
         element: Makes the entry of one numbered node (see
             :data:`ElementFactory`).
+        cache: Lines and entries of subtrees met before (see
+            :class:`FormatCache`); entries taken from it are the very
+            objects an earlier format made.
 
     Returns:
         Without ``element``: the snapshot text, and the nodes in id order
@@ -77,7 +133,7 @@ def format_snapshot(
     with gc_paused():
         if element is None:
             return _format(roots, title, name_max, value_max)
-        return _format_elements(roots, title, name_max, value_max, element)
+        return _format_elements(roots, title, name_max, value_max, element, cache)
 
 
 def _node_itself(number: int, node: Node, depth: int, children: list[Node]) -> Node:
@@ -97,13 +153,15 @@ def _format_elements(
     name_max: int,
     value_max: int,
     element: ElementFactory[E],
+    cache: FormatCache | None = None,
 ) -> tuple[str, list[E], list[E]]:
     lines: list[str] = []
     add = lines.append
+    head = ""
     if title is not None:
         page = normalize(title)
         if page:
-            add(f'Page: "{truncate(page, name_max)}"\n\n')
+            head = f'Page: "{truncate(page, name_max)}"\n\n'
     entries: list[E] = []
     keep = entries.append
     top: list[E] = []
@@ -112,8 +170,34 @@ def _format_elements(
     pop = stack.pop
     push = stack.append
     number = 0
+    spans = outputs = None
+    made = 0
+    if cache is not None:
+        spans, outputs = cache.spans, cache.outputs
+        cache.formats = made = cache.formats + 1
+        outputs[made] = (lines, entries)
+    # Subtrees being formatted whose span to keep: (stack length when the
+    # node was taken, node, id, depth, entry); one ends when the stack is
+    # back below that length.
+    open_spans: list[tuple[int, Node, int, int, E]] = []
+    hits = 0
     while stack:
         node, indent, depth, siblings = pop()
+        if spans is not None:
+            while open_spans and open_spans[-1][0] > len(stack):
+                done, first, at, own = open_spans.pop()[1:]
+                spans[id(done)] = (done, first, at, number - first + 1, own, made)
+            span = spans.get(id(node))
+            if span is not None and span[1] == number + 1 and span[2] == depth:
+                count = span[3]
+                old_lines, old_entries = outputs[span[5]]  # type: ignore[index]
+                lines += old_lines[number : number + count]
+                entries += old_entries[number : number + count]
+                siblings.append(span[4])
+                spans[id(node)] = (*span[:5], made)  # now held by this format's output
+                number += count
+                hits += 1
+                continue
         number += 1
         line = f"{indent}{number}: {node.role}"
         name = node.name
@@ -135,8 +219,15 @@ def _format_elements(
         siblings.append(entry)
         children = node.children
         if children:
+            if spans is not None:
+                open_spans.append((len(stack), node, number, depth, entry))
             child_indent = indent + "  "
             child_depth = depth + 1
             for child in reversed(children):
                 push((child, child_indent, child_depth, below))
-    return "".join(lines), entries, top
+    if cache is not None:
+        for _, done, first, at, own in open_spans:
+            spans[id(done)] = (done, first, at, number - first + 1, own, made)  # type: ignore[index]
+        cache.hits = hits
+        cache._age()
+    return head + "".join(lines), entries, top

@@ -86,6 +86,7 @@ class BuildMemo:
         clickable: Mapping[int, int],
         nodes: Collection[AXNode],
         parents: Mapping[str, str],
+        by_backend: Mapping[int, str] | None = None,
     ) -> None:
         """Forget what a build of the changed nodes cannot reuse.
 
@@ -99,6 +100,9 @@ class BuildMemo:
             nodes: the nodes the next build walks (to find the DOM nodes
                 whose map value changed, and the entries of nodes gone).
             parents: child id -> parent id for ``nodes``.
+            by_backend: DOM backend id -> the id of the node of ``nodes``
+                that has it (it may name other ids too), when known: spares
+                a look through ``nodes``.
         """
         if dirty is None:
             self.clear()
@@ -119,12 +123,15 @@ class BuildMemo:
         if not keys:
             return
         entries = self.entries
-        for node in nodes:
-            if node.backendDOMNodeId in keys:
-                node_id: str | None = node.nodeId
-                while node_id is not None and node_id not in dirty:
-                    entries.pop(node_id, None)
-                    node_id = parents.get(node_id)
+        if by_backend is not None:
+            found = [by_backend[key] for key in keys if key in by_backend]
+        else:
+            found = [node.nodeId for node in nodes if node.backendDOMNodeId in keys]
+        for start in found:
+            node_id: str | None = start
+            while node_id is not None and node_id not in dirty:
+                entries.pop(node_id, None)
+                node_id = parents.get(node_id)
 
     def clear(self) -> None:
         """Forget every entry."""

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import msgspec
 
@@ -145,8 +145,33 @@ _Ctx = tuple["list[Any] | None", str, bool, _FrameState, bool, int]
 _RECORD: Final = object()
 
 
-def _frame_state(frame: FrameAX, index: Mapping[str, AXNode] | None = None) -> _FrameState:
-    """Frame id, a private nodeId -> node map (emptied as the walk goes), owners."""
+class _Kept:
+    """A node index the walk reads without emptying it (``pop`` only reads).
+
+    For a proper tree (no node listed twice, no cycle), where emptying the
+    index as the walk goes changes nothing: it spares copying the index.
+    """
+
+    __slots__ = ("pop",)
+
+    def __init__(self, index: Mapping[str, AXNode]) -> None:
+        self.pop = index.get
+
+
+def _frame_state(
+    frame: FrameAX, index: Mapping[str, AXNode] | None = None, proper: bool = False
+) -> _FrameState:
+    """Frame id, a private nodeId -> node map (emptied as the walk goes), owners.
+
+    With ``index``: a copy of it; for a ``proper`` tree, ``index`` itself, read only.
+    """
+    if index is not None and proper:
+        return (
+            frame.frame_id,
+            cast("dict[str, AXNode]", _Kept(index)),
+            frame.children,
+            frame.clickable,
+        )
     by_id = {n.nodeId: n for n in frame.nodes} if index is None else dict(index)
     by_id.pop(frame.nodes[0].nodeId, None)
     return (frame.frame_id, by_id, frame.children, frame.clickable)
@@ -158,6 +183,7 @@ def build_tree(
     scope: Collection[tuple[str, int]] | None = None,
     memo: BuildMemo | None = None,
     index: Mapping[str, AXNode] | None = None,
+    proper: bool = False,
 ) -> list[Node]:
     """Build the printed tree (full mode) of a frame and the frames it embeds.
 
@@ -176,6 +202,9 @@ def build_tree(
             ``scope``, or when it is for another frame.
         index: ``nodeId -> node`` for exactly ``frame.nodes``, when the
             caller has it (spares building it).
+        proper: The nodes form a proper tree (no node listed by two nodes,
+            no cycle, the root listed by none): the walk then reads
+            ``index`` as it is instead of a copy it empties as it goes.
 
     Returns:
         The top-level printed nodes (the document root itself is not printed).
@@ -195,7 +224,7 @@ def build_tree(
     with gc_paused():
         if memo is not None:
             memo.clickable = frame.clickable
-        return _build(frame, scope_set, scope is None, memo, index)
+        return _build(frame, scope_set, scope is None, memo, index, proper)
 
 
 def prebuild_frame(
@@ -237,9 +266,10 @@ def _build(
     everything: bool,
     memo: BuildMemo | None = None,
     index: Mapping[str, AXNode] | None = None,
+    proper: bool = False,
 ) -> list[Node]:
     roots: list[Any] = []
-    fs = _frame_state(frame, index)
+    fs = _frame_state(frame, index, proper)
     # The memo's entries (top frame only), and counts for it: iframes met so
     # far (an output holding one is not recorded), subtrees reused, recorded.
     entries = memo.entries if memo is not None else None

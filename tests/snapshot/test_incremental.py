@@ -22,6 +22,7 @@ import pytest
 
 from kobrowser._axmirror._store import MirrorStore
 from kobrowser.snapshot import AXNode, AXValue, FrameAX, Node, build_tree, format_snapshot
+from kobrowser.snapshot._format import KEEP, FormatCache
 from kobrowser.snapshot._memo import BuildMemo, map_changes
 
 from ._ax_builders import el as spec_el
@@ -217,6 +218,14 @@ def _render(roots: list[Node]) -> tuple[str, list[Any]]:
     return text_out, [msgspec.structs.astuple(n)[:6] for n in nodes]
 
 
+def _entry(number: int, node: Node, depth: int, children: list[Any]) -> Any:
+    return (number, node.role, node.name, node.value, node.states, node.frame_id, depth, children)
+
+
+def _numbered(roots: list[Node], cache: FormatCache | None = None) -> Any:
+    return format_snapshot(roots, title="t", text_limit=12, element=_entry, cache=cache)
+
+
 def _feed(store: MirrorStore, previous: dict[str, AXNode], nodes: list[AXNode]) -> None:
     """Give the store what the mirror would read: changed nodes, then any it lacks."""
     store.put([n for n in nodes if previous.get(n.nodeId) != n])
@@ -229,8 +238,11 @@ def _feed(store: MirrorStore, previous: dict[str, AXNode], nodes: list[AXNode]) 
     assert {n.nodeId: n for n in held} == {n.nodeId: n for n in nodes}
 
 
-def run_steps(seed: int, steps: int, per_step: int) -> tuple[int, int]:
-    """Random changes, each step's incremental build checked; (reused, walked) totals."""
+def run_steps(seed: int, steps: int, per_step: int) -> tuple[int, int, int]:
+    """Random changes, each step's incremental build and numbering checked.
+
+    Returns the totals of subtrees reused, walked and numbered from the cache.
+    """
     rng = random.Random(seed)
     model = _Model(rng)
     nodes = model.nodes()
@@ -240,8 +252,11 @@ def run_steps(seed: int, steps: int, per_step: int) -> tuple[int, int]:
     memo = BuildMemo(top.frame_id, top.clickable)
     serial, dirty = store.take_dirty()
     assert serial == 0 and dirty is None
-    assert _render(build_tree(top, memo=memo)) == _render(build_tree(top))
-    reused = walked = 0
+    first = build_tree(top, memo=memo)
+    assert _render(first) == _render(build_tree(top))
+    cache = FormatCache()
+    assert _numbered(first, cache) == _numbered(first)
+    reused = walked = hits = 0
     for step in range(steps):
         previous = {n.nodeId: n for n in nodes}
         for _ in range(rng.randint(1, per_step)):
@@ -251,25 +266,33 @@ def run_steps(seed: int, steps: int, per_step: int) -> tuple[int, int]:
         serial, dirty = store.take_dirty()
         assert serial == step + 1 and dirty is not None
         top = model.frame(nodes)
-        memo.update(dirty, top.clickable, nodes, store.parents)
-        incremental = build_tree(top, memo=memo, index={n.nodeId: n for n in nodes})
+        by_backend = None if store.shared_backend or step % 2 else store.by_backend
+        memo.update(dirty, top.clickable, nodes, store.parents, by_backend)
+        incremental = build_tree(top, memo=memo, index=store.nodes, proper=not store.twice)
         full = build_tree(top)
         assert _render(incremental) == _render(full), f"seed {seed}, step {step}"
+        # Numbered with the cache: text, entries in id order and the tree of
+        # entries equal to numbering the full build's tree afresh.
+        assert _numbered(incremental, cache) == _numbered(full), f"seed {seed}, step {step}"
         reused += memo.reused
         walked += memo.walked
-    return reused, walked
+        hits += cache.hits
+        # Only the last few formats' outputs are held (each pins its lines).
+        assert len(cache.outputs) <= 2 * KEEP
+        assert all(span[5] in cache.outputs for span in cache.spans.values())
+    return reused, walked, hits
 
 
 @pytest.mark.parametrize("seed", range(60))
 def test_incremental_builds_equal_full_builds(seed: int) -> None:
-    reused, walked = run_steps(seed, steps=40, per_step=3)
-    # The memo was used, not merely kept.
-    assert reused > 0 and walked > 0
+    reused, walked, hits = run_steps(seed, steps=40, per_step=3)
+    # The memo and the cache were used, not merely kept.
+    assert reused > 0 and walked > 0 and hits > 0
 
 
 def test_single_changes_reuse_almost_everything() -> None:
-    reused, walked = run_steps(99, steps=60, per_step=1)
-    assert reused > 3 * walked
+    reused, walked, hits = run_steps(99, steps=60, per_step=1)
+    assert reused > 3 * walked and hits > 60
 
 
 def test_the_memo_is_not_used_with_a_scope_or_for_another_frame() -> None:
