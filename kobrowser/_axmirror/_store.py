@@ -391,7 +391,9 @@ class MirrorStore:
                             claim[child] = parent
         self.touched.clear()
         self._fresh = []
-        self._walk_due = False
+        # Children it could not see (to be read) could be listed twice: the
+        # next answer walks again once they are held.
+        self._walk_due = bool(parents)
         self._since_walk = 0
         return out, parents
 
