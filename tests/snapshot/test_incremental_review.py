@@ -16,9 +16,10 @@ from kobrowser._axmirror import MirrorAnswer
 from kobrowser._axmirror._store import MirrorStore
 from kobrowser._tab._incremental import IncrementalBuilder
 from kobrowser.snapshot import AXNode, AXValue, FrameAX, Node, build_tree, format_snapshot
+from kobrowser.snapshot._format import FormatCache
 from kobrowser.snapshot._memo import BuildMemo
 
-from .test_incremental import _Model
+from .test_incremental import _Model, _numbered
 
 
 def _node(node_id: str, role: str, name: str = "", *children: str) -> AXNode:
@@ -190,7 +191,13 @@ def _change(
 
 
 def _run_events(seed: int, steps: int) -> int:
-    """Random changes reported as events, some late (after the next snapshot)."""
+    """Random changes reported as events, some late (after the next snapshot).
+
+    Each answer goes through the tab's builder (the store's own index,
+    ``proper``, the backend map); some snapshots take no answer (a full
+    fetch) or a selector scope (built in full; the memo follows). The tree
+    and its numbering (with a cache) equal a full build's.
+    """
     rng = random.Random(seed)
     model = _Model(rng)
     ids = _Ids(rng)
@@ -200,22 +207,27 @@ def _run_events(seed: int, steps: int) -> int:
     store = MirrorStore(nodes[0])
     store.put(nodes[1:])
     store.prune()
-    memo = BuildMemo("MAIN", {})
+    builder = IncrementalBuilder()
+    cache = FormatCache()
     late: list[AXNode] = []
-    reused = 0
     for step in range(steps):
         if step:
             _change(rng, model, ids, store, late)
-        answer = _mirror_answer(store, model)
-        if answer is None:
+        if rng.random() < 0.1:
+            continue  # fresh=True: no answer taken, the changes add up
+        nodes = _mirror_answer(store, model)
+        if nodes is None:
             continue
-        _, dirty = store.take_dirty()
-        top = model.frame(answer)
-        memo.update(dirty, top.clickable, answer, store.parents)
-        incremental = build_tree(top, memo=memo, index={n.nodeId: n for n in answer})
-        assert _render(incremental) == _render(build_tree(top)), f"seed {seed}, step {step}"
-        reused += memo.reused
-    return reused
+        answer = MirrorAnswer(nodes, store, *store.take_dirty())
+        top = model.frame(nodes)
+        scope = {("MAIN", 100)} if rng.random() < 0.1 else None
+        tree, _ = builder.build(top, answer, scope=scope)
+        full = build_tree(top, scope=scope)
+        assert _render(tree) == _render(full), f"seed {seed}, step {step}"
+        if scope is None:
+            numbered = _numbered(tree, cache)
+            assert numbered == _numbered(full), f"seed {seed}, step {step}"
+    return builder.stats["reused"]
 
 
 @pytest.mark.parametrize("seed", range(40))
