@@ -133,11 +133,16 @@ class MirrorStore:
         parents = self.parents
         node_id = node.nodeId
         store = self.nodes
-        for child in node.childIds:
+        children = node.childIds
+        for child in children:
             other = parents.get(child)
             if other is not None and other != node_id and other in store:
                 self._walk_due = True  # listed twice (a move under way): walk to be sure
             parents[child] = node_id
+        if self.root_id in children or len(set(children)) < len(children):
+            # Malformed: the root listed (a cycle) or a child listed twice by
+            # its parent; the whole walk tells the tree is not proper.
+            self._walk_due = True
 
     def _cut(self, children: list[str], parent: str, *, listed: bool) -> None:
         """Drop ``children`` of ``parent`` and their subtrees.
@@ -391,7 +396,9 @@ class MirrorStore:
                             claim[child] = parent
         self.touched.clear()
         self._fresh = []
-        self._walk_due = False
+        # Children it could not see (to be read) could be listed twice: the
+        # next answer walks again once they are held.
+        self._walk_due = bool(parents)
         self._since_walk = 0
         return out, parents
 

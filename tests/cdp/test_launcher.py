@@ -157,7 +157,8 @@ async def test_launch_times_out_when_no_endpoint_is_printed(
     )
     no_answer = "no DevTools endpoint|did not answer on its DevTools pipe"
     with pytest.raises(LaunchError, match=no_answer) as info:
-        async with kobrowser.launch(executable_path=script, timeout=2, transport=transport):
+        # waited out: short, but long enough for the script to start and echo
+        async with kobrowser.launch(executable_path=script, timeout=1, transport=transport):
             pytest.fail("the block must not run")
     assert "thinking..." in info.value.stderr_tail
     await assert_gone(pgid=int(leftover_text(pid_file)))

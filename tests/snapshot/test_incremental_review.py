@@ -7,11 +7,19 @@ that a build reusing the memo equals a full build of the same nodes.
 
 from __future__ import annotations
 
-import msgspec
+import random
 
+import msgspec
+import pytest
+
+from kobrowser._axmirror import MirrorAnswer
 from kobrowser._axmirror._store import MirrorStore
+from kobrowser._tab._incremental import IncrementalBuilder
 from kobrowser.snapshot import AXNode, AXValue, FrameAX, Node, build_tree, format_snapshot
+from kobrowser.snapshot._format import FormatCache
 from kobrowser.snapshot._memo import BuildMemo
+
+from .test_incremental import _Model, _numbered
 
 
 def _node(node_id: str, role: str, name: str = "", *children: str) -> AXNode:
@@ -84,6 +92,31 @@ def test_no_dirty_set_right_after_a_tree_with_a_node_listed_twice() -> None:
     assert store.take_dirty() == (3, {"1", "2"})
 
 
+def test_a_new_node_listed_by_two_parents_is_seen_once_it_is_read() -> None:
+    # One batch: P and Q both list a new node X (a move reported as the
+    # new parent's update before the old one's). The whole walk that asks
+    # for X cannot count it twice; the walk after X is read must.
+    store = MirrorStore(_node("1", "RootWebArea", "t", "2", "3"))
+    store.put([_node("2", "group", "P"), _node("3", "group", "Q")])
+    memo = BuildMemo("MAIN", {})
+    _step(store, memo)
+    store.put([_node("2", "group", "P", "4"), _node("3", "group", "Q", "4")])
+    nodes, lacking = store.current()
+    assert sorted(lacking) == ["2", "3"]
+    store.put([_node("4", "button", "X")])  # getChildAXNodes of P (and Q)
+    store.prune()
+    _step(store, memo)
+    assert store.twice
+    store.put([_node("3", "group", "Q")])  # Q's own update comes: X is under P
+    nodes, lacking = store.current()
+    assert lacking == ["2"]  # X went with Q's list: read again under P
+    store.put([_node("4", "button", "X")])
+    store.prune()
+    nodes, lacking = store.current()
+    assert not lacking and "4" in [n.nodeId for n in nodes]
+    _step(store, memo)
+
+
 def test_entries_of_removed_nodes_do_not_pile_up() -> None:
     # A ticker replaces one item (new node ids) per answer: the memo keeps
     # at most one entry per node of the tree, not one per node ever seen.
@@ -100,3 +133,132 @@ def test_entries_of_removed_nodes_do_not_pile_up() -> None:
         _step(store, memo)
         assert len(memo) <= 2 * len(store.nodes)
     assert memo.reused > 0  # the memo is still used
+
+
+class _Ids:
+    """Node ids: new ones, or (often) ids of nodes removed before."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.next = 2
+        self.free: list[str] = []
+
+    def __iter__(self) -> _Ids:
+        return self
+
+    def __next__(self) -> int:
+        if self.free and self.rng.random() < 0.5:
+            return int(self.free.pop(self.rng.randrange(len(self.free))))
+        self.next += 1
+        return self.next
+
+
+def _mirror_answer(store: MirrorStore, model: _Model) -> list[AXNode] | None:
+    """Bring the store up to date the way the mirror's barrier does (None: give up)."""
+    current = {n.nodeId: n for n in model.nodes()}
+    for _ in range(50):
+        nodes, lacking = store.current()
+        if not lacking:
+            return nodes
+        gone = []
+        for parent in lacking:  # Accessibility.getChildAXNodes(parent)
+            node = current.get(parent)
+            if node is None:
+                gone.append(parent)
+            else:
+                store.put([current[c] for c in node.childIds])
+        store.discard(gone)
+        store.prune()
+    return None  # a parent read before its late event: the mirror fetches in full
+
+
+def _change(
+    rng: random.Random, model: _Model, ids: _Ids, store: MirrorStore, late: list[AXNode]
+) -> None:
+    """Change the model; report the changed nodes, some of them late."""
+    before = {n.nodeId: n for n in model.nodes()}
+    for _ in range(rng.randint(1, 4)):
+        model.change()
+    after = {n.nodeId: n for n in model.nodes()}
+    ids.free.extend(k for k in before if k not in after and k not in ids.free)
+    new = [n for k, n in after.items() if before.get(k) != n]
+    rng.shuffle(new)  # in any order within a batch, but after the older events
+    events = late + new
+    cut = rng.randint(0, len(events)) if rng.random() < 0.3 else len(events)
+    store.put(events[:cut])
+    late[:] = events[cut:]
+    store.prune()
+
+
+def _run_events(seed: int, steps: int) -> int:
+    """Random changes reported as events, some late (after the next snapshot).
+
+    Each answer goes through the tab's builder (the store's own index,
+    ``proper``, the backend map); some snapshots take no answer (a full
+    fetch) or a selector scope (built in full; the memo follows). The tree
+    and its numbering (with a cache) equal a full build's.
+    """
+    rng = random.Random(seed)
+    model = _Model(rng)
+    ids = _Ids(rng)
+    ids.next = max(int(k) for k in model.fields)
+    model.ids = ids  # type: ignore[assignment]
+    nodes = model.nodes()
+    store = MirrorStore(nodes[0])
+    store.put(nodes[1:])
+    store.prune()
+    builder = IncrementalBuilder()
+    cache = FormatCache()
+    late: list[AXNode] = []
+    for step in range(steps):
+        if step:
+            _change(rng, model, ids, store, late)
+        if rng.random() < 0.1:
+            continue  # fresh=True: no answer taken, the changes add up
+        nodes = _mirror_answer(store, model)
+        if nodes is None:
+            continue
+        answer = MirrorAnswer(nodes, store, *store.take_dirty())
+        top = model.frame(nodes)
+        scope = {("MAIN", 100)} if rng.random() < 0.1 else None
+        tree, _ = builder.build(top, answer, scope=scope)
+        full = build_tree(top, scope=scope)
+        assert _render(tree) == _render(full), f"seed {seed}, step {step}"
+        if scope is None:
+            numbered = _numbered(tree, cache)
+            assert numbered == _numbered(full), f"seed {seed}, step {step}"
+    return builder.stats["reused"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_incremental_equals_full_with_late_events_and_reused_ids(seed: int) -> None:
+    assert _run_events(seed, steps=40) > 0
+
+
+def _builder_step(store: MirrorStore, builder: IncrementalBuilder) -> MirrorAnswer:
+    """A mirrored snapshot through the tab's builder; equal to a full build of the nodes."""
+    nodes, lacking = store.current()
+    assert not lacking
+    answer = MirrorAnswer(nodes, store, *store.take_dirty())
+    top = FrameAX("MAIN", nodes)
+    tree, _ = builder.build(top, answer, scope=None)
+    assert _render(tree) == _render(build_tree(top))
+    return answer
+
+
+def test_a_node_listing_one_child_twice_is_not_a_proper_tree() -> None:
+    store = MirrorStore(_node("1", "RootWebArea", "t", "2"))
+    store.put([_node("2", "group", "P", "3"), _node("3", "button", "X")])
+    builder = IncrementalBuilder()
+    _builder_step(store, builder)
+    store.put([_node("2", "group", "P", "3", "3")])
+    assert not _builder_step(store, builder).proper
+
+
+def test_a_node_listing_the_root_does_not_hang_the_build() -> None:
+    store = MirrorStore(_node("1", "RootWebArea", "t", "2"))
+    store.put([_node("2", "group", "P", "3"), _node("3", "button", "X")])
+    builder = IncrementalBuilder()
+    _builder_step(store, builder)
+    store.put([_node("3", "button", "X", "1")])  # a cycle through the root
+    assert not _builder_step(store, builder).proper
