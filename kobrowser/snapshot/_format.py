@@ -70,6 +70,9 @@ class FormatCache:
 KEEP = 4
 """Formats whose output a :class:`FormatCache` keeps (and points into)."""
 
+SPAN_LINES = 4
+"""Inside a subtree whose ids moved, the smallest subtree (lines) whose span is kept."""
+
 
 @overload
 def format_snapshot(
@@ -181,14 +184,30 @@ def _format_elements(
     # back below that length.
     open_spans: list[tuple[int, Node, int, int, E]] = []
     hits = 0
+    # Stack length of a subtree met before at another id or depth (lines
+    # added or removed before it), formatted afresh: inside it, only the
+    # spans of subtrees met before with at least SPAN_LINES lines are
+    # recorded again, or a shift would cost more than no cache.
+    quiet = -1
+    record = False
     while stack:
         node, indent, depth, siblings = pop()
         if spans is not None:
             while open_spans and open_spans[-1][0] > len(stack):
                 done, first, at, own = open_spans.pop()[1:]
                 spans[id(done)] = (done, first, at, number - first + 1, own, made)
+            if quiet > len(stack):
+                quiet = -1  # out of it
+            record = quiet < 0
             span = spans.get(id(node))
-            if span is not None and span[1] == number + 1 and span[2] == depth:
+            if span is None:
+                pass
+            elif span[1] != number + 1 or span[2] != depth:
+                if record:
+                    quiet = len(stack)
+                elif span[3] >= SPAN_LINES:
+                    record = True
+            else:
                 count = span[3]
                 old_lines, old_entries = outputs[span[5]]  # type: ignore[index]
                 lines += old_lines[number : number + count]
@@ -219,7 +238,7 @@ def _format_elements(
         siblings.append(entry)
         children = node.children
         if children:
-            if spans is not None:
+            if record:
                 open_spans.append((len(stack), node, number, depth, entry))
             child_indent = indent + "  "
             child_depth = depth + 1

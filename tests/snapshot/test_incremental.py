@@ -342,3 +342,58 @@ def test_a_changed_map_value_forgets_the_node_and_its_ancestors() -> None:
         chain.add(node_id)
         node_id = parents.get(node_id)
     assert known & chain and not set(memo.entries) & chain
+
+
+def _items_page(extra: bool, label: str) -> list[AXNode]:
+    """A root over an optional heading and a list of 30 groups of 4 buttons (ids stay put)."""
+
+    def ax(node_id: str, role: str, name: str | None, *children: str) -> AXNode:
+        return AXNode(
+            nodeId=node_id,
+            role=AXValue("role", role),
+            name=None if name is None else AXValue("computedString", name),
+            childIds=list(children),
+            backendDOMNodeId=int(node_id),
+        )
+
+    groups = [str(100 + 10 * g) for g in range(30)]
+    top = ["2"] if extra else []
+    nodes = [ax("1", "RootWebArea", "t", *top, "3"), ax("3", "list", "L", *groups)]
+    if extra:
+        nodes.append(ax("2", "heading", "New"))
+    for g, group in enumerate(groups):
+        buttons = [str(int(group) + b) for b in range(1, 5)]
+        nodes.append(ax(group, "group", f"g{g}", *buttons))
+        for b, button in enumerate(buttons):
+            name = label if (g, b) == (29, 3) else f"b{g}.{b}"
+            nodes.append(ax(button, "button", name))
+    return nodes
+
+
+def test_numbering_after_lines_were_added_takes_the_moved_subtrees_next_time() -> None:
+    memo = BuildMemo("MAIN", {})
+    cache = FormatCache()
+    steps = [(False, "x"), (True, "x"), (True, "y"), (False, "y"), (False, "z")]
+    previous: dict[str, AXNode] = {}
+    hits = []
+    for extra, label in steps:
+        nodes = _items_page(extra, label)
+        parents = {c: n.nodeId for n in nodes for c in n.childIds}
+        dirty = set()
+        for node in nodes:
+            if previous.get(node.nodeId) != node:
+                node_id: str | None = node.nodeId
+                while node_id is not None and node_id not in dirty:
+                    dirty.add(node_id)
+                    node_id = parents.get(node_id)
+        memo.update(dirty if previous else None, {}, nodes, parents)
+        top = FrameAX("MAIN", nodes)
+        tree = build_tree(top, memo=memo)
+        assert _numbered(tree, cache) == _numbered(build_tree(top))
+        hits.append(cache.hits)
+        previous = {n.nodeId: n for n in nodes}
+    # First: nothing known. A line added at the top moves the list and every
+    # group in it: formatted afresh, the groups' spans kept at their new ids, so
+    # the next change (a rename in the last group) takes the 29 others whole;
+    # likewise after the line goes again.
+    assert hits == [0, 0, 29, 0, 29]
