@@ -171,6 +171,7 @@ async def run_all(rows: int, steps: int) -> dict[str, Any]:
                     result["loops"][label] = times
                 result["stats"] = dict(mirror.stats)
                 result["clickwatch"] = dict(mirror_tab._snapshotter.clickwatch.stats)  # type: ignore[attr-defined]
+                result["incremental"] = dict(mirror_tab._snapshotter.incremental.stats)  # type: ignore[attr-defined]
             finally:
                 await pw.close()
     finally:
@@ -215,6 +216,9 @@ def table(r: dict[str, Any]) -> str:
         "- Clickable map of the mirrored tab (kobrowser/_tab/_clickwatch.py): "
         f"{r.get('clickwatch')} (fresh: read again; same: kept as it was; "
         "texts: updated for text-only changes).",
+        "- Incremental builds of the mirrored tab (kobrowser/_tab/_incremental.py): "
+        f"{r.get('incremental')} (incremental: built from the previous build; full: "
+        "a new memo; reused/walked: subtrees reused and built again, summed).",
         "- Every step's mirrored snapshot text equals the mirror-off browser's.",
     ]
     return "\n".join(lines)

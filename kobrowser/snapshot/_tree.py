@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import msgspec
 
@@ -90,6 +90,7 @@ from ._states import (
     states_of,
 )
 from ._text import is_password_value, value_to_text
+from ._walkstate import Ctx, finish, frame_state, push_children, push_frame
 
 __all__ = ["STATE_ORDER", "FrameAX", "Node", "build_tree"]
 
@@ -129,52 +130,9 @@ _MARKER: Final = re.compile(
     r"\s*(?:[\u2022\u25e6\u25aa\u25ab\u25a0\u25a1\u2023\u2043\u2013\u2014-]|\w{1,6}[.)])\s*"
 )
 
-# A frame being walked: (frame id, nodeId -> node, owner backend id -> child
-# frame, clickable map).
-_FrameState = tuple[str, dict[str, AXNode], dict[int, "FrameAX | None"], Mapping[int, int]]
-
-# Walk context shared by siblings:
-# (output list or None outside the scope, carrier name, inside a text field,
-#  frame state, inside a matched element, clickable owner: the backend id of
-#  the nearest clickable element the walk is inside, 0 for none, -1 inside an
-#  interactive element).
-_Ctx = tuple["list[Any] | None", str, bool, _FrameState, bool, int]
-
 
 # Marks a stack item that records a printed element's output in the memo.
 _RECORD: Final = object()
-
-
-class _Kept:
-    """A node index the walk reads without emptying it (``pop`` only reads).
-
-    For a proper tree (no node listed twice, no cycle), where emptying the
-    index as the walk goes changes nothing: it spares copying the index.
-    """
-
-    __slots__ = ("pop",)
-
-    def __init__(self, index: Mapping[str, AXNode]) -> None:
-        self.pop = index.get
-
-
-def _frame_state(
-    frame: FrameAX, index: Mapping[str, AXNode] | None = None, proper: bool = False
-) -> _FrameState:
-    """Frame id, a private nodeId -> node map (emptied as the walk goes), owners.
-
-    With ``index``: a copy of it; for a ``proper`` tree, ``index`` itself, read only.
-    """
-    if index is not None and proper:
-        return (
-            frame.frame_id,
-            cast("dict[str, AXNode]", _Kept(index)),
-            frame.children,
-            frame.clickable,
-        )
-    by_id = {n.nodeId: n for n in frame.nodes} if index is None else dict(index)
-    by_id.pop(frame.nodes[0].nodeId, None)
-    return (frame.frame_id, by_id, frame.children, frame.clickable)
 
 
 def build_tree(
@@ -269,20 +227,20 @@ def _build(
     proper: bool = False,
 ) -> list[Node]:
     roots: list[Any] = []
-    fs = _frame_state(frame, index, proper)
+    fs = frame_state(frame, index, proper)
     # The memo's entries (top frame only), and counts for it: iframes met so
     # far (an output holding one is not recorded), subtrees reused, recorded.
     entries = memo.entries if memo is not None else None
     top_fs = fs
     frames = reused = walked = 0
-    top: _Ctx = (roots if everything else None, "", False, fs, everything, 0)
+    top: Ctx = (roots if everything else None, "", False, fs, everything, 0)
     seen_frames = {id(frame)}
     # id() of the children lists (alive until the end) that hold label markers.
     labeled: set[int] = set()
     # Stack items: (node, ctx, AX parent, None) or, to finish a printed node,
     # (None, node, the list it was appended to, its kind or candidate data).
     stack: list[tuple[Any, Any, Any, Any]] = []
-    _push_children(stack, frame.nodes[0], top, fs[1])
+    push_children(stack, frame.nodes[0], top, fs[1])
     push = stack.append
     pop = stack.pop
     roles = ROLE_CACHE
@@ -310,7 +268,7 @@ def _build(
                 if labeled and id(children) in labeled:
                     resolve_labels(children)
                 elif len(children) == 1 and children[0].__class__ is tuple:
-                    # The common case, inline (see _finish): the element's own
+                    # The common case, inline (see finish): the element's own
                     # text, printed only when its name does not carry it.
                     only = children[0]
                     children.clear()
@@ -320,7 +278,7 @@ def _build(
                     if extra == STRUCTURE and not children and not ctx.name and parent[-1] is ctx:
                         parent.pop()
                     continue
-                _finish(ctx, parent, extra)
+                finish(ctx, parent, extra)
             continue
         out, carrier, in_field, fs, in_scope, owner = ctx
         if not in_scope:
@@ -332,7 +290,7 @@ def _build(
                 ctx = (out, carrier, in_field, fs, True, owner)
         if ax.ignored:
             if ax.childIds:
-                _push_children(stack, ax, ctx, fs[1])
+                push_children(stack, ax, ctx, fs[1])
             continue
         if entries is not None and fs is top_fs:
             entry = entries.get(ax.nodeId)
@@ -398,7 +356,7 @@ def _build(
                 if ax.childIds:
                     if role in INLINE_ROLES:
                         # Lifted: its text joins its parent's as if it were there.
-                        _push_children(stack, ax, ctx, fs[1], parent)
+                        push_children(stack, ax, ctx, fs[1], parent)
                         continue
                     if out is not None:
                         out.append(SEPARATOR)
@@ -407,7 +365,7 @@ def _build(
                             out.append(LABEL_START)
                             push((None, None, out, LABEL_END))
                             labeled.add(id(out))
-                    _push_children(stack, ax, ctx, fs[1])
+                    push_children(stack, ax, ctx, fs[1])
                 continue
             only_candidate = True
             role = role or "generic"
@@ -426,12 +384,12 @@ def _build(
         else:
             child_owner = owner
         if out is None:
-            child_ctx: _Ctx = (None, child_carrier, child_field, fs, False, child_owner)
+            child_ctx: Ctx = (None, child_carrier, child_field, fs, False, child_owner)
             if kind == IFRAME:
                 frames += 1
-                _push_frame(stack, ax, child_ctx, fs, seen_frames)
+                push_frame(stack, ax, child_ctx, fs, seen_frames)
             elif ax.childIds:
-                _push_children(stack, ax, child_ctx, fs[1])
+                push_children(stack, ax, child_ctx, fs[1])
             continue
         value: str | None = None
         value_v = ax.value
@@ -457,7 +415,7 @@ def _build(
         if promote:
             push((None, node, out, (only_candidate, kind, states_of(bits), acts)))
             if ax.childIds:
-                _push_children(
+                push_children(
                     stack,
                     ax,
                     (node.children, child_carrier, child_field, fs, True, child_owner),
@@ -469,10 +427,10 @@ def _build(
         if kind == IFRAME:
             frames += 1
             push((None, node, out, kind))
-            _push_frame(stack, ax, (node.children, "", child_field, fs, True, 0), fs, seen_frames)
+            push_frame(stack, ax, (node.children, "", child_field, fs, True, 0), fs, seen_frames)
         elif ax.childIds:
             push((None, node, out, kind))
-            # _push_children, inline: the walk's hottest path.
+            # push_children, inline: the walk's hottest path.
             child_ctx = (node.children, child_carrier, child_field, fs, True, child_owner)
             take = fs[1].pop
             for cid in reversed(ax.childIds):
@@ -487,70 +445,3 @@ def _build(
     if memo is not None:
         memo.reused, memo.walked = reused, walked
     return roots
-
-
-def _finish(node: Node, parent: list[Any], kind: int) -> None:
-    """Finish a printed node: merge its text, drop it if unnamed empty structure."""
-    children: list[Any] = node.children
-    if children:
-        if len(children) == 1:
-            only = children[0]
-            if only.__class__ is tuple:
-                # The common case: a link's, button's, cell's own text.
-                children.clear()
-                carrier = only[2]
-                if not carrier or " ".join(only[0].split()) not in carrier:
-                    flush_run([only], children)
-            elif only.__class__ is not Node:
-                children.clear()  # a lone line break or block separator
-        else:
-            merge_text(children)
-    if kind == STRUCTURE and not children and not node.name and parent[-1] is node:
-        parent.pop()
-
-
-def _push_children(
-    stack: list[tuple[Any, Any, Any, Any]],
-    ax: AXNode,
-    ctx: _Ctx,
-    by_id: dict[str, AXNode],
-    parent: AXNode | None = None,
-) -> None:
-    """Push ``ax``'s children so that they pop in document order.
-
-    Their AX parent (for text runs) is ``ax``, or ``parent`` when given.
-    Each child is taken out of ``by_id`` as it is pushed, so a node listed
-    twice (a malformed tree, even a cycle) is visited once.
-    """
-    take = by_id.pop
-    push = stack.append
-    up = ax if parent is None else parent
-    for cid in reversed(ax.childIds):
-        child = take(cid, None)
-        if child is not None:
-            push((child, ctx, up, None))
-
-
-def _push_frame(
-    stack: list[tuple[Any, Any, Any, Any]],
-    ax: AXNode,
-    ctx: _Ctx,
-    fs: _FrameState,
-    seen_frames: set[int],
-) -> None:
-    """Push the content of the frame owned by iframe node ``ax``, if readable."""
-    backend = ax.backendDOMNodeId
-    if backend is None:
-        return
-    child = fs[2].get(backend)
-    if child is None or not child.nodes or id(child) in seen_frames:
-        return
-    seen_frames.add(id(child))
-    out, carrier, in_field, _, in_scope, _ = ctx
-    if child.built is not None and out is not None and in_scope and not in_field:
-        out.extend(child.built)  # built ahead, in this same context (prebuild_frame)
-        return
-    child_fs = _frame_state(child)
-    # A frame's content is its own world: no clickable owner from outside it.
-    child_ctx = (out, carrier, in_field, child_fs, in_scope, 0)
-    _push_children(stack, child.nodes[0], child_ctx, child_fs[1])
