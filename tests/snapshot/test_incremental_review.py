@@ -187,6 +187,9 @@ def _change(
     cut = rng.randint(0, len(events)) if rng.random() < 0.3 else len(events)
     store.put(events[:cut])
     late[:] = events[cut:]
+    for flipped in store.flipped:  # as the mirror's drain: read its subtree again
+        store.forget_below(flipped)
+    store.flipped.clear()
     store.prune()
 
 
