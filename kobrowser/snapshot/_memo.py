@@ -127,9 +127,11 @@ class BuildMemo:
             found = [by_backend[key] for key in keys if key in by_backend]
         else:
             found = [node.nodeId for node in nodes if node.backendDOMNodeId in keys]
+        gone: set[str] = set()  # walked up from an earlier start (and a guard against a cycle)
         for start in found:
             node_id: str | None = start
-            while node_id is not None and node_id not in dirty:
+            while node_id is not None and node_id not in dirty and node_id not in gone:
+                gone.add(node_id)
                 entries.pop(node_id, None)
                 node_id = parents.get(node_id)
 
