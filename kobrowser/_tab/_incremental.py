@@ -19,6 +19,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..snapshot import build_tree
+from ..snapshot._filter import FilterCache
 from ..snapshot._format import FormatCache
 from ..snapshot._memo import BuildMemo
 
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
     from ._fetch import FrameDocument
 
 __all__ = ["IncrementalBuilder", "compare_numbered"]
+
+_MAX_FILTERS = 4
+"""Sets of modes whose filter caches are kept at once."""
 
 _MAX_SPANS = 400_000
 """Spans a numbering cache may hold before it starts over (each pins old lines)."""
@@ -50,6 +54,7 @@ class IncrementalBuilder:
         self._store: object = None
         self._serial = -1
         self._cache: FormatCache | None = None
+        self._filters: dict[tuple[bool, bool, int | None], FilterCache] = {}
         self._built = False  # the last build went through the memo
         self.enabled = True
         self.stats: dict[str, int] = {"incremental": 0, "full": 0, "reused": 0, "walked": 0}
@@ -111,7 +116,8 @@ class IncrementalBuilder:
         """The numbering cache for the tree just built, or None: number it in full.
 
         Only a tree built through the memo (its reused nodes are the ones
-        the cache knows), unfiltered, is numbered with it; the cache is kept
+        the cache knows), or filtered from one with :meth:`filter_cache`, is
+        numbered with it; the cache is kept
         per text limit and top document (loader, session), and dropped when
         it holds far more spans than a page has lines (they pin old lines).
         """
@@ -124,9 +130,29 @@ class IncrementalBuilder:
             cache = self._cache = FormatCache(key)
         return cache
 
+    def filter_cache(
+        self, interactive: bool, compact: bool, depth: int | None
+    ) -> FilterCache | None:
+        """The cache of filtered subtrees for these modes, for the tree just built.
+
+        None unless the tree was built through the memo. One cache per set
+        of modes (at most a few kept; an agent uses one or two).
+        """
+        if not self._built:
+            return None
+        key = (interactive, compact, depth)
+        filters = self._filters
+        cache = filters.get(key)
+        if cache is None:
+            if len(filters) >= _MAX_FILTERS:
+                filters.clear()
+            cache = filters[key] = FilterCache(key)
+        return cache
+
     def reset(self) -> None:
-        """Forget the memo and the numbering cache (the next builds are full ones)."""
+        """Forget the memo and the caches (the next builds are full ones)."""
         self._memo = self._cache = None
+        self._filters = {}
 
 
 Numbered = tuple[str, Mapping[int, "Element"], list["Element"]]

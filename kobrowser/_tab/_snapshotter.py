@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .._axmirror import TabMirror
     from ..cdp import CDPSession
     from ..snapshot import Node
+    from ..snapshot._filter import FilterCache
     from ..snapshot._format import FormatCache
     from ._frames import FrameRegistry
 
@@ -142,11 +143,13 @@ class Snapshotter:
         filtered = interactive or compact or depth is not None
 
         def numbered(
-            tree: list[Node], cache: FormatCache | None = None
+            tree: list[Node], cache: FormatCache | None = None, kept: FilterCache | None = None
         ) -> tuple[str, dict[int, Element], list[Element]]:
             if filtered:
                 # The full tree needs no filtering (filter_tree would only copy it).
-                tree = filter_tree(tree, interactive=interactive, compact=compact, depth=depth)
+                tree = filter_tree(
+                    tree, interactive=interactive, compact=compact, depth=depth, cache=kept
+                )
             return number_snapshot(
                 tree,
                 title=title or None,
@@ -157,10 +160,9 @@ class Snapshotter:
 
         incremental = self.incremental
         tree, reused = incremental.build(fetched.root, answer, scope=scope)
-        lines = None
-        if not filtered:
-            lines = incremental.format_cache(fetched.root.frame_id, fetched.documents, text_limit)
-        text, elements, roots = numbered(tree, lines)
+        lines = incremental.format_cache(fetched.root.frame_id, fetched.documents, text_limit)
+        kept = incremental.filter_cache(interactive, compact, depth) if filtered else None
+        text, elements, roots = numbered(tree, lines, kept)
         if reused and mirror is not None and mirror.verify:
             compare_numbered(
                 (text, elements, roots), lambda: numbered(build_tree(fetched.root, scope=scope))

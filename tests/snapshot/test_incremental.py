@@ -21,7 +21,16 @@ import msgspec
 import pytest
 
 from kobrowser._axmirror._store import MirrorStore
-from kobrowser.snapshot import AXNode, AXValue, FrameAX, Node, build_tree, format_snapshot
+from kobrowser.snapshot import (
+    AXNode,
+    AXValue,
+    FrameAX,
+    Node,
+    build_tree,
+    filter_tree,
+    format_snapshot,
+)
+from kobrowser.snapshot._filter import FilterCache
 from kobrowser.snapshot._format import KEEP, FormatCache
 from kobrowser.snapshot._memo import BuildMemo, map_changes
 
@@ -257,6 +266,13 @@ def run_steps(seed: int, steps: int, per_step: int) -> tuple[int, int, int]:
     cache = FormatCache()
     assert _numbered(first, cache) == _numbered(first)
     reused = walked = hits = 0
+    modes: list[dict[str, Any]] = [
+        {"interactive": True},
+        {"compact": True},
+        {"depth": 3},
+        {"compact": True, "depth": 2},
+    ]
+    filtered = [(FilterCache(), FormatCache()) for _ in modes]
     for step in range(steps):
         previous = {n.nodeId: n for n in nodes}
         for _ in range(rng.randint(1, per_step)):
@@ -274,6 +290,16 @@ def run_steps(seed: int, steps: int, per_step: int) -> tuple[int, int, int]:
         # Numbered with the cache: text, entries in id order and the tree of
         # entries equal to numbering the full build's tree afresh.
         assert _numbered(incremental, cache) == _numbered(full), f"seed {seed}, step {step}"
+        # The modes, through their own caches (each mode every other step).
+        for m, (options, (subtrees, lines)) in enumerate(zip(modes, filtered, strict=True)):
+            if (step + m) % 2:
+                continue
+            mine = filter_tree(incremental, cache=subtrees, **options)
+            theirs = filter_tree(full, **options)
+            assert _numbered(mine, lines) == _numbered(theirs), (
+                f"seed {seed}, step {step}, {options}"
+            )
+            hits += subtrees.hits
         reused += memo.reused
         walked += memo.walked
         hits += cache.hits
