@@ -23,7 +23,7 @@ OpenTab = Callable[[str], Any]
 _LISTEN = (
     "<script>" + MUTATE_JS + ";window.addEventListener('message', e => {"
     "const done = window.__mutate(e.data.seed, e.data.n);"
-    "e.source.postMessage({done: done.length}, '*');});</script>"
+    "e.source.postMessage({done: done.length, kinds: done}, '*');});</script>"
 )
 
 
@@ -38,11 +38,15 @@ def framed_page(server: PageServer) -> str:
     return server.set_page("/framed.html", outer)
 
 
-def in_frame(frame: str, seed: int, count: int) -> str:
+def in_frame(frame: str, seed: int, count: int, answer: str = "done") -> str:
+    """A script making ``count`` random changes in a frame of :func:`framed_page`.
+
+    It evaluates to the change count (``answer="kinds"``: their kinds).
+    """
     return (
         "new Promise(resolve => {"
         "window.addEventListener('message', function got(e) {"
-        "window.removeEventListener('message', got); resolve(e.data.done); });"
+        f"window.removeEventListener('message', got); resolve(e.data.{answer}); }});"
         f"document.getElementById('{frame}').contentWindow.postMessage("
         f"{{seed: {seed}, n: {count}}}, '*'); }})"
     )
@@ -96,6 +100,49 @@ async def test_mirrored_snapshots_equal_fresh_ones_with_frames(
         # Built incrementally (and checked against a full build: verify mode).
         stats = tab._snapshotter.incremental.stats  # type: ignore[attr-defined]
         assert stats["incremental"] >= 25, stats
+
+
+@pytest.mark.slow
+async def test_soak_of_a_thousand_changes_across_three_documents(
+    browser: Browser, server: PageServer, open_tab: OpenTab
+) -> None:
+    """Issue 19's soak: 1,000 changes over the page, a same- and a cross-origin frame.
+
+    Every mirrored snapshot is checked in verify mode (nodes against a full
+    fetch, the incremental build against a full build) and its text is
+    compared with a fresh snapshot's: zero differences.
+    """
+    url = framed_page(server)
+    kinds: dict[str, set[str]] = {"top": set(), "same": set(), "cross": set()}
+    async with (
+        mirror_settings(browser, min_nodes=0, check_every=0, max_update_share=1.0, verify=True),
+        open_tab(url) as tab,
+    ):
+        await tab.evaluate(MUTATE_JS)
+        await tab.snapshot()
+        mirror = await wait_ready(tab)
+        rounds = 200
+        for seed in range(1, rounds + 1):
+            # 3 + 1 + 1 changes a round: 1,000 in all.
+            done = await tab.evaluate(f"window.__mutate({seed * 7919}, 3)")
+            assert isinstance(done, list) and len(done) == 3
+            kinds["top"].update(done)
+            for frame, offset in (("same", 10_000), ("cross", 20_000)):
+                done = await tab.evaluate(in_frame(frame, seed + offset, 1, answer="kinds"))
+                assert isinstance(done, list) and len(done) == 1, (frame, done)
+                kinds[frame].update(done)
+            served = mirror.stats["served"]
+            mirrored = await tab.snapshot()
+            assert mirror.stats["served"] == served + 1, f"round {seed}: not from the mirror"
+            fresh = await tab.snapshot(fresh=True)
+            assert mirrored.text == fresh.text, f"round {seed}"
+            assert mirrored.text.count("iframe") >= 2, f"round {seed}: a frame is missing"
+        assert mirror.stats["served"] == rounds and mirror.stats["checks"] == rounds
+        stats = tab._snapshotter.incremental.stats  # type: ignore[attr-defined]
+        assert stats["incremental"] >= rounds - 5, stats
+    # Every kind of change the mutator knows, in the page; many in each frame.
+    assert len(kinds["top"]) == 21, kinds["top"]
+    assert len(kinds["same"]) >= 15 and len(kinds["cross"]) >= 15, kinds
 
 
 async def test_mirrored_snapshots_keep_the_clickable_map_and_equal_fresh_ones(
