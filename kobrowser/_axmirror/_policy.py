@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ._mirror import DocumentMirror, MirrorAnswer, Spawn
@@ -16,13 +16,16 @@ __all__ = ["TabMirror"]
 
 
 class TabMirror:
-    """The mirror of a tab's top document, used only where it pays.
+    """The mirrors of a tab's top document and out-of-process frames, used where they pay.
 
     A full fetch reports its top document's size (:meth:`after_full`); one of
     at least ``min_nodes`` nodes starts the background crawl. Later
     snapshots ask :meth:`top_nodes` first and fetch in full when it answers
-    None. Same-process and out-of-process child frames are always fetched
-    in full (they are separate documents).
+    None. Each out-of-process frame's document (its session's own
+    document) gets a mirror of its own the same way (:meth:`frame_nodes`,
+    :meth:`after_frames`), dropped when the frame detaches or its session
+    closes. Same-process child frames are always fetched in full (see
+    docs/ax-mirror.md, Limits).
 
     Args:
         page: the tab's page session.
@@ -38,11 +41,17 @@ class TabMirror:
         self._spawn = spawn
         self._mirror: DocumentMirror | None = None
         self._mirror_settings: AXMirrorSettings | None = None
+        self._frames: dict[CDPSession, DocumentMirror] = {}
 
     @property
     def mirror(self) -> DocumentMirror | None:
         """The document mirror, once one was started."""
         return self._mirror
+
+    @property
+    def frame_mirrors(self) -> dict[CDPSession, DocumentMirror]:
+        """Out-of-process frame session -> the mirror of its document (a copy)."""
+        return dict(self._frames)
 
     @property
     def verify(self) -> bool:
@@ -51,8 +60,8 @@ class TabMirror:
 
     def _current(self) -> DocumentMirror | None:
         settings = self._settings()
-        if self._mirror is not None and settings != self._mirror_settings:
-            self.close()  # settings changed: a new mirror follows them
+        if (self._mirror is not None or self._frames) and settings != self._mirror_settings:
+            self.close()  # settings changed: new mirrors follow them
         if not settings.enabled:
             return None
         return self._mirror
@@ -96,8 +105,67 @@ class TabMirror:
             self._mirror, self._mirror_settings = mirror, settings
         mirror.start_crawl(timeout)
 
+    async def frame_nodes(
+        self,
+        oopifs: Sequence[tuple[str, CDPSession, CDPSession]],
+        *,
+        fresh: bool,
+        timeout: float,
+    ) -> dict[CDPSession, list[AXNode]]:
+        """Out-of-process frame session -> its document's nodes, for the mirrors that answer.
+
+        Mirrors of frames no longer in ``oopifs`` (detached) or whose
+        session closed are dropped first. A session missing from the result
+        is fetched in full.
+
+        Args:
+            oopifs: ``(frame_id, session, parent_session)`` of each out-of-process frame.
+            fresh: skip the mirrors (the caller fetches in full).
+            timeout: deadline of each CDP call.
+
+        Raises:
+            AssertionError: verify mode found a difference with a full fetch.
+
+        Cancelling the caller abandons the barrier (the mirrors stay usable).
+        """
+        live = {session for _, session, _ in oopifs if not session.closed}
+        for session in [s for s in self._frames if s not in live]:
+            self._frames.pop(session).close()
+        found: dict[CDPSession, list[AXNode]] = {}
+        if fresh or not self._frames or not self._settings().enabled:
+            return found
+        self._current()  # settings changed: the mirrors are dropped
+        for session, mirror in list(self._frames.items()):
+            nodes = await mirror.nodes(timeout=timeout)
+            if nodes is not None:
+                found[session] = nodes
+        return found
+
+    def after_frames(self, counts: Mapping[CDPSession, int], *, timeout: float) -> None:
+        """Full fetches read these out-of-process frame documents: mirror those that pay.
+
+        Args:
+            counts: frame session -> node count of its document as read in full.
+            timeout: deadline of each CDP call of the crawls.
+        """
+        self._current()
+        settings = self._settings()
+        if not settings.enabled:
+            return
+        for session, count in counts.items():
+            if count < settings.min_nodes or session.closed:
+                continue
+            mirror = self._frames.get(session)
+            if mirror is None:
+                mirror = self._frames[session] = DocumentMirror(session, settings, self._spawn)
+                self._mirror_settings = settings
+            mirror.start_crawl(timeout)
+
     def close(self) -> None:
-        """Stop and forget the mirror. Idempotent."""
+        """Stop and forget the mirrors. Idempotent."""
         if self._mirror is not None:
             self._mirror.close()
+        for mirror in self._frames.values():
+            mirror.close()
+        self._frames.clear()
         self._mirror = self._mirror_settings = None

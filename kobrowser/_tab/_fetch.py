@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -91,11 +91,15 @@ class FrameDocument(msgspec.Struct):
 
 
 class FetchedFrames(msgspec.Struct):
-    """The merged input for the tree builder, plus what actions need later."""
+    """The merged input for the tree builder, plus what actions need later.
+
+    ``frames``: every frame read, by frame id (``root`` among them).
+    """
 
     root: FrameAX
     documents: dict[str, FrameDocument]
     url: str
+    frames: dict[str, FrameAX] = {}
 
 
 _AX = "Accessibility.getFullAXTree"
@@ -194,6 +198,7 @@ async def fetch_frames(
     clickable: ClickableMaps | None = None,
     limit: int | None = None,
     top_nodes: list[AXNode] | None = None,
+    frame_nodes: Mapping[CDPSession, list[AXNode]] | None = None,
 ) -> FetchedFrames:
     """Fetch every frame's AX tree concurrently and link child frames to owners.
 
@@ -225,18 +230,24 @@ async def fetch_frames(
             ``clickable``.
         top_nodes: the top document's AX nodes, already known (from the
             tab's AX mirror): its ``getFullAXTree`` is not asked for.
+        frame_nodes: out-of-process frame session -> its own document's AX
+            nodes, already known (from that frame's AX mirror): likewise not
+            asked for. Same-process child frames are always read in full.
 
     Raises:
         KoBrowserError: the top document could not be read.
     """
     budget = AXBudget(limit)
+    known: Mapping[CDPSession, list[AXNode]] = dict(frame_nodes or {})
+    if top_nodes is not None:
+        known = {**known, page: top_nodes}
     fetched = await _fetch(
-        page, oopifs, timeout, cache, frame_tree_version, clickable, budget, top_nodes
+        page, oopifs, timeout, cache, frame_tree_version, clickable, budget, known
     )
     if fetched is None:
         # A frame tree reused from the cache changed while the AX trees were
         # read: read everything again, asking for every frame tree this time.
-        fetched = await _fetch(page, oopifs, timeout, cache, None, clickable, budget, top_nodes)
+        fetched = await _fetch(page, oopifs, timeout, cache, None, clickable, budget, known)
     assert fetched is not None
     return fetched
 
@@ -249,7 +260,7 @@ async def _fetch(
     frame_tree_version: Callable[[CDPSession], int | None] | None,
     clickable: ClickableMaps | None,
     budget: AXBudget,
-    top_nodes: list[AXNode] | None = None,
+    known: Mapping[CDPSession, list[AXNode]],
 ) -> FetchedFrames | None:
     owner_cache = cache.owners
     # (session, parent session, the frame id of its document if known)
@@ -282,8 +293,8 @@ async def _fetch(
             if own_id is None
             else LeanAXDecode(functools.partial(_ax_frame, own_id, session, clickable))
         )
-        if session is page and top_nodes is not None:
-            asked[None] = -1  # the mirror's nodes (see below)
+        if session in known:
+            asked[None] = -1  # a mirror's nodes (see below)
         else:
             requests.append((session, _AX, None, own_decode))
         for frame_id in cache.children.get(session, ()):
@@ -336,7 +347,11 @@ async def _fetch(
             if parent is None:
                 raise root
             continue
-        own: Any = results[asked[None]] if asked[None] >= 0 else top_nodes
+        own: Any = results[asked[None]] if asked[None] >= 0 else known[session]
+        if parent is not None and asked[None] < 0:
+            # A mirrored frame document, built now (its clickable map is in).
+            found = clickable.get(session) if clickable is not None else None
+            own = prebuild_frame(root.frame.id, own, found)
         if parent is None:
             if isinstance(own, KoBrowserError):
                 raise own
@@ -391,7 +406,9 @@ async def _fetch(
     # Forget owners of frames that are gone.
     for frame_id in [f for f in owner_cache if f not in documents]:
         del owner_cache[frame_id]
-    return FetchedFrames(root=frames[top_id], documents=documents, url=documents[top_id].url)
+    return FetchedFrames(
+        root=frames[top_id], documents=documents, url=documents[top_id].url, frames=frames
+    )
 
 
 def _attach_maps(

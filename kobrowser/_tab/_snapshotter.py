@@ -5,7 +5,8 @@ The :class:`Snapshotter` owns the per-tab snapshot state: the latest
 :class:`~kobrowser._tab._fetch.FetchCache` (frame trees, same-process child
 frames and ``<iframe>`` owners kept between snapshots), and the tab's
 :class:`~kobrowser._axmirror.TabMirror`: the top document's nodes come from
-it when it has them (see docs/ax-mirror.md).
+it when it has them, and so do out-of-process frames' documents from
+their own mirrors (see docs/ax-mirror.md).
 """
 
 from __future__ import annotations
@@ -92,6 +93,9 @@ class Snapshotter:
         mirror = self.mirror
         answer = None if mirror is None else await mirror.top_answer(fresh=fresh, timeout=timeout)
         top = None if answer is None else answer.nodes
+        framed = (
+            {} if mirror is None else await mirror.frame_nodes(oopifs, fresh=fresh, timeout=timeout)
+        )
         watch = self.clickwatch
         if watch is not None and maps is not None and (top is not None or watch.active):
             # Mirrored snapshots (large pages) keep the page's clickable map;
@@ -112,6 +116,7 @@ class Snapshotter:
                     clickable=maps,
                     limit=limit,
                     top_nodes=top,
+                    frame_nodes=framed,
                 )
             else:
                 fetched, found = await gather(
@@ -124,6 +129,7 @@ class Snapshotter:
                         clickable=maps,
                         limit=limit,
                         top_nodes=top,
+                        frame_nodes=framed,
                     ),
                     lambda: resolve_scope(page, selector, timeout=timeout),
                 )
@@ -137,6 +143,13 @@ class Snapshotter:
         root_nodes = fetched.root.nodes
         if mirror is not None and top is None:
             mirror.after_full(len(root_nodes), timeout=timeout)
+        if mirror is not None and oopifs:
+            counts = {
+                session: len(read.nodes)
+                for frame_id, session, _ in oopifs
+                if session not in framed and (read := fetched.frames.get(frame_id)) is not None
+            }
+            mirror.after_frames(counts, timeout=timeout)
         raw_title = root_nodes[0].name.value if root_nodes and root_nodes[0].name else None
         title = " ".join(raw_title.split()) if isinstance(raw_title, str) else ""
 

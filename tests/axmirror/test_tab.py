@@ -138,6 +138,10 @@ async def test_soak_of_a_thousand_changes_across_three_documents(
             assert mirrored.text == fresh.text, f"round {seed}"
             assert mirrored.text.count("iframe") >= 2, f"round {seed}: a frame is missing"
         assert mirror.stats["served"] == rounds and mirror.stats["checks"] == rounds
+        # The cross-origin frame's document came from its own mirror (once built).
+        (frame,) = frame_mirrors(tab)
+        assert frame.stats["served"] >= rounds - 10, frame.stats
+        assert frame.stats["checks"] == frame.stats["served"]
         stats = tab._snapshotter.incremental.stats  # type: ignore[attr-defined]
         assert stats["incremental"] >= rounds - 5, stats
     # Every kind of change the mutator knows, in the page; many in each frame.
@@ -216,3 +220,57 @@ async def test_small_pages_and_disabled_mirrors_fetch_in_full(
         async with mirror_settings(browser, enabled=False):
             await tab.snapshot()
             assert mirror_of(tab) is None and mirror.state == "closed"
+
+
+def frame_mirrors(tab: Tab) -> list[DocumentMirror]:
+    return list(tab._snapshotter.mirror.frame_mirrors.values())  # type: ignore[attr-defined]
+
+
+async def test_an_out_of_process_frame_is_mirrored_and_dropped_when_it_goes(
+    browser: Browser, server: PageServer, open_tab: OpenTab
+) -> None:
+    url = framed_page(server)
+    async with (
+        mirror_settings(browser, min_nodes=0, check_every=0, max_update_share=1.0, verify=True),
+        open_tab(url) as tab,
+    ):
+        await tab.evaluate(MUTATE_JS)
+        await tab.snapshot()
+        await wait_ready(tab)
+        (frame,) = frame_mirrors(tab)  # the cross-origin frame only
+        with anyio.fail_after(60):
+            assert await frame.wait_ready(), frame.state
+        for seed in range(1, 21):
+            assert await tab.evaluate(in_frame("cross", seed, 3)) == 3
+            if seed % 2:
+                assert await tab.evaluate(in_frame("same", seed, 1)) == 1
+            served = frame.stats["served"]
+            mirrored = await tab.snapshot()
+            assert frame.stats["served"] == served + 1, f"round {seed}: not from the mirror"
+            fresh = await tab.snapshot(fresh=True)
+            assert frame.stats["served"] == served + 1  # fresh=True bypasses it
+            assert mirrored.text == fresh.text, f"round {seed}"
+        assert frame.stats["checks"] == 20  # verify mode: each compared with a full fetch
+        # The frame navigates: its mirror is dropped (full fetch), then built again.
+        server.set_page("/frame2.html", mutation_page(6))
+        await tab.evaluate(
+            f"document.getElementById('cross').src = '{server.cross_url('/frame2.html')}'"
+        )
+        with anyio.fail_after(30):
+            while "link 5" not in (await tab.snapshot(fresh=True)).text:
+                await anyio.sleep(0.05)
+        mirrored = await tab.snapshot()
+        assert mirrored.text == (await tab.snapshot(fresh=True)).text
+        (again,) = frame_mirrors(tab)
+        assert again is not frame or frame.stats["resets"] >= 1, frame.stats
+        with anyio.fail_after(60):
+            assert await again.wait_ready(), again.state
+        served = again.stats["served"]
+        mirrored = await tab.snapshot()
+        assert again.stats["served"] == served + 1
+        assert mirrored.text == (await tab.snapshot(fresh=True)).text
+        # The frame detaches: its mirror is closed and forgotten.
+        await tab.evaluate("document.getElementById('cross').remove()")
+        mirrored = await tab.snapshot()
+        assert mirrored.text == (await tab.snapshot(fresh=True)).text
+        assert frame_mirrors(tab) == [] and again.state == "closed"
