@@ -257,7 +257,9 @@ async def test_an_out_of_process_frame_is_mirrored_and_dropped_when_it_goes(
             f"document.getElementById('cross').src = '{server.cross_url('/frame2.html')}'"
         )
         with anyio.fail_after(30):
-            while "link 5" not in (await tab.snapshot(fresh=True)).text:
+            while True:  # the new document is in (read in full)
+                if "link 5" in (await tab.snapshot(fresh=True)).text:
+                    break
                 await anyio.sleep(0.05)
         mirrored = await tab.snapshot()
         assert mirrored.text == (await tab.snapshot(fresh=True)).text
