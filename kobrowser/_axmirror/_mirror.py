@@ -145,7 +145,16 @@ class _Root(msgspec.Struct, gc=False):
     node: AXNode
 
 
+class _LoadRoot(msgspec.Struct, gc=False):
+    frameId: str | None = None
+
+
+class _Load(msgspec.Struct, gc=False):
+    root: _LoadRoot | None = None
+
+
 _ROOT: Final = msgspec.json.Decoder(_Root)
+_LOAD: Final = msgspec.json.Decoder(_Load)
 
 
 def diff_nodes(mirrored: list[AXNode], full: list[AXNode], *, limit: int = 5) -> list[str]:
@@ -184,14 +193,28 @@ def diff_nodes(mirrored: list[AXNode], full: list[AXNode], *, limit: int = 5) ->
 
 
 class DocumentMirror:
-    """The mirrored AX tree of a session's own document (its main frame).
+    """The mirrored AX tree of a session's own document, or of one of its same-process frames.
 
     Use :meth:`start_crawl` once a full fetch showed the page is large, then
     :meth:`nodes` on each snapshot. :meth:`close` stops it (idempotent).
+
+    With ``frame_id`` it mirrors that same-process child frame's document
+    instead: every call names the frame (``frameId``). Node ids are unique
+    across a session's documents, so the ``nodesUpdated`` events of the
+    session (which every mirror of it receives) are applied only to the
+    nodes a mirror holds.
     """
 
-    def __init__(self, session: CDPSession, settings: AXMirrorSettings, spawn: Spawn) -> None:
+    def __init__(
+        self,
+        session: CDPSession,
+        settings: AXMirrorSettings,
+        spawn: Spawn,
+        frame_id: str | None = None,
+    ) -> None:
         self._session = session
+        self.frame_id = frame_id
+        self._frame: dict[str, Any] = {} if frame_id is None else {"frameId": frame_id}
         self._settings = settings
         self._spawn = spawn
         self._inbox: list[tuple[int, Any]] = []
@@ -270,8 +293,17 @@ class DocumentMirror:
             self._inbox.append((_UPDATE, raw))
 
     def _on_load(self, raw: msgspec.Raw) -> None:
-        if self._state in ("crawling", "ready"):
-            self.reset()
+        if self._state not in ("crawling", "ready"):
+            return
+        if self.frame_id is not None:
+            # A frame mirror ignores the loads of the session's other documents.
+            try:
+                root = _LOAD.decode(raw).root
+            except msgspec.ValidationError:
+                root = None
+            if root is not None and root.frameId is not None and root.frameId != self.frame_id:
+                return
+        self.reset()
 
     def _fetched(self, raw: msgspec.Raw) -> None:
         # Runs as the answer arrives, so it takes its place among the events.
@@ -293,7 +325,7 @@ class DocumentMirror:
             await self._enable(timeout)
             started = time.monotonic()
             root = await self._session.send_typed(
-                "Accessibility.getRootAXNode", None, _ROOT, timeout=timeout
+                "Accessibility.getRootAXNode", self._frame or None, _ROOT, timeout=timeout
             )
             if generation != self._generation:
                 return
@@ -330,7 +362,7 @@ class DocumentMirror:
         """
         session = self._session
         calls: list[BatchCall] = [
-            (session, "Accessibility.getChildAXNodes", {"id": parent}, self._fetched)
+            (session, "Accessibility.getChildAXNodes", {"id": parent, **self._frame}, self._fetched)
             for parent in parents
         ]
         results = await session.connection.call_many(calls, timeout=timeout)
@@ -430,7 +462,9 @@ class DocumentMirror:
     async def _current(self, timeout: float) -> list[AXNode] | None:
         generation = self._generation
         session = self._session
-        root = await session.send_typed("Accessibility.getRootAXNode", None, _ROOT, timeout=timeout)
+        root = await session.send_typed(
+            "Accessibility.getRootAXNode", self._frame or None, _ROOT, timeout=timeout
+        )
         store = self._store
         if generation != self._generation or store is None or self._state != "ready":
             return None
@@ -457,7 +491,9 @@ class DocumentMirror:
     async def _check(self, nodes: list[AXNode], timeout: float) -> list[AXNode]:
         """Compare with a full fetch (verify mode raises, else the mirror is rebuilt)."""
         self.stats["checks"] += 1
-        raw = await self._session.send_raw("Accessibility.getFullAXTree", timeout=timeout)
+        raw = await self._session.send_raw(
+            "Accessibility.getFullAXTree", self._frame or None, timeout=timeout
+        )
         full = decode_ax_tree(raw).nodes
         found = diff_nodes(nodes, full)
         if not found:

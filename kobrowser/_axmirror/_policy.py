@@ -24,8 +24,10 @@ class TabMirror:
     None. Each out-of-process frame's document (its session's own
     document) gets a mirror of its own the same way (:meth:`frame_nodes`,
     :meth:`after_frames`), dropped when the frame detaches or its session
-    closes. Same-process child frames are always fetched in full (see
-    docs/ax-mirror.md, Limits).
+    closes. So does each same-process child frame's document (a mirror on
+    its parent's session naming the frame: :meth:`same_frame_nodes`,
+    :meth:`after_same_frames`), dropped when the frame leaves its session's
+    frame tree.
 
     Args:
         page: the tab's page session.
@@ -42,6 +44,7 @@ class TabMirror:
         self._mirror: DocumentMirror | None = None
         self._mirror_settings: AXMirrorSettings | None = None
         self._frames: dict[CDPSession, DocumentMirror] = {}
+        self._same: dict[tuple[CDPSession, str], DocumentMirror] = {}
 
     @property
     def mirror(self) -> DocumentMirror | None:
@@ -54,13 +57,20 @@ class TabMirror:
         return dict(self._frames)
 
     @property
+    def same_frame_mirrors(self) -> dict[tuple[CDPSession, str], DocumentMirror]:
+        """(session, frame id) of a same-process child frame -> its mirror (a copy)."""
+        return dict(self._same)
+
+    @property
     def verify(self) -> bool:
         """Whether the settings in force ask for verify mode."""
         return self._settings().verify
 
     def _current(self) -> DocumentMirror | None:
         settings = self._settings()
-        if (self._mirror is not None or self._frames) and settings != self._mirror_settings:
+        if (
+            self._mirror is not None or self._frames or self._same
+        ) and settings != self._mirror_settings:
             self.close()  # settings changed: new mirrors follow them
         if not settings.enabled:
             return None
@@ -161,11 +171,75 @@ class TabMirror:
                 self._mirror_settings = settings
             mirror.start_crawl(timeout)
 
+    async def same_frame_nodes(
+        self,
+        children: Mapping[CDPSession, Sequence[str]],
+        *,
+        fresh: bool,
+        timeout: float,
+    ) -> dict[str, list[AXNode]]:
+        """Same-process child frame id -> its document's nodes, for the mirrors that answer.
+
+        Mirrors of frames not in ``children`` (the frames each session
+        served at the last snapshot) or whose session closed are dropped
+        first. A frame missing from the result is fetched in full.
+
+        Raises:
+            AssertionError: verify mode found a difference with a full fetch.
+        """
+        live = {
+            (session, frame_id)
+            for session, frame_ids in children.items()
+            if not session.closed
+            for frame_id in frame_ids
+        }
+        for key in [k for k in self._same if k not in live]:
+            self._same.pop(key).close()
+        found: dict[str, list[AXNode]] = {}
+        if fresh or not self._same or not self._settings().enabled:
+            return found
+        self._current()  # settings changed: the mirrors are dropped
+        for (_session, frame_id), mirror in list(self._same.items()):
+            nodes = await mirror.nodes(timeout=timeout)
+            if nodes is not None:
+                found[frame_id] = nodes
+        return found
+
+    def after_same_frames(
+        self,
+        present: Sequence[tuple[CDPSession, str]],
+        counts: Mapping[tuple[CDPSession, str], int],
+        *,
+        timeout: float,
+    ) -> None:
+        """A snapshot saw these same-process child frames and read ``counts`` of them in full.
+
+        Mirrors of frames not ``present`` are dropped; a frame read in full
+        with at least ``min_nodes`` nodes gets a mirror (its crawl starts).
+        """
+        live = set(present)
+        for key in [k for k in self._same if k not in live]:
+            self._same.pop(key).close()
+        self._current()
+        settings = self._settings()
+        if not settings.enabled:
+            return
+        for key, count in counts.items():
+            session, frame_id = key
+            if count < settings.min_nodes or session.closed:
+                continue
+            mirror = self._same.get(key)
+            if mirror is None:
+                mirror = self._same[key] = DocumentMirror(session, settings, self._spawn, frame_id)
+                self._mirror_settings = settings
+            mirror.start_crawl(timeout)
+
     def close(self) -> None:
         """Stop and forget the mirrors. Idempotent."""
         if self._mirror is not None:
             self._mirror.close()
-        for mirror in self._frames.values():
+        for mirror in [*self._frames.values(), *self._same.values()]:
             mirror.close()
         self._frames.clear()
+        self._same.clear()
         self._mirror = self._mirror_settings = None

@@ -330,15 +330,22 @@ class MirrorStore:
     def update(self, nodes: list[AXNode], verdict: UpdateVerdict) -> None:
         """Apply one ``nodesUpdated`` event and note what it means in ``verdict``."""
         keep = self._store
+        held = self.nodes
         suspects = SUSPECT_ROLES
+        count = 0
         for node in nodes:
+            if node.nodeId not in held:
+                # Not asked for by this mirror (another document of the
+                # session, or a node dropped since: read again if needed).
+                continue
+            count += 1
             keep(node)
             if node.childIds:
                 verdict.parents.append(node.nodeId)
             role = node.role
             if role is not None and role.value in suspects:
                 verdict.suspects.append(node.nodeId)
-        verdict.nodes += len(nodes)
+        verdict.nodes += count
 
     def forget_below(self, node_id: str) -> bool:
         """Drop every descendant of ``node_id`` so the next fetch reads them fresh.

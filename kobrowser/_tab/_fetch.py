@@ -199,6 +199,7 @@ async def fetch_frames(
     limit: int | None = None,
     top_nodes: list[AXNode] | None = None,
     frame_nodes: Mapping[CDPSession, list[AXNode]] | None = None,
+    child_nodes: Mapping[str, list[AXNode]] | None = None,
 ) -> FetchedFrames:
     """Fetch every frame's AX tree concurrently and link child frames to owners.
 
@@ -232,7 +233,11 @@ async def fetch_frames(
             tab's AX mirror): its ``getFullAXTree`` is not asked for.
         frame_nodes: out-of-process frame session -> its own document's AX
             nodes, already known (from that frame's AX mirror): likewise not
-            asked for. Same-process child frames are always read in full.
+            asked for.
+        child_nodes: same-process child frame id -> its document's AX
+            nodes, already known (from that frame's AX mirror): its
+            ``getFullAXTree({frameId})`` is not asked for (used only while
+            the frame is in its session's frame tree).
 
     Raises:
         KoBrowserError: the top document could not be read.
@@ -241,13 +246,16 @@ async def fetch_frames(
     known: Mapping[CDPSession, list[AXNode]] = dict(frame_nodes or {})
     if top_nodes is not None:
         known = {**known, page: top_nodes}
+    children = dict(child_nodes or {})
     fetched = await _fetch(
-        page, oopifs, timeout, cache, frame_tree_version, clickable, budget, known
+        page, oopifs, timeout, cache, frame_tree_version, clickable, budget, known, children
     )
     if fetched is None:
         # A frame tree reused from the cache changed while the AX trees were
         # read: read everything again, asking for every frame tree this time.
-        fetched = await _fetch(page, oopifs, timeout, cache, None, clickable, budget, known)
+        fetched = await _fetch(
+            page, oopifs, timeout, cache, None, clickable, budget, known, children
+        )
     assert fetched is not None
     return fetched
 
@@ -261,6 +269,7 @@ async def _fetch(
     clickable: ClickableMaps | None,
     budget: AXBudget,
     known: Mapping[CDPSession, list[AXNode]],
+    child_nodes: Mapping[str, list[AXNode]],
 ) -> FetchedFrames | None:
     owner_cache = cache.owners
     # (session, parent session, the frame id of its document if known)
@@ -298,6 +307,8 @@ async def _fetch(
         else:
             requests.append((session, _AX, None, own_decode))
         for frame_id in cache.children.get(session, ()):
+            if frame_id in child_nodes:
+                continue  # a mirror's nodes (see below)
             asked[frame_id] = len(requests)
             requests.append(_child_ax(session, frame_id, clickable))
         slots.append((tree_index, asked))
@@ -373,7 +384,11 @@ async def _fetch(
             if node is not root:
                 children.append(frame.id)
                 index = asked.get(frame.id)
-                if index is not None:
+                mirrored = child_nodes.get(frame.id)
+                if mirrored is not None:
+                    found = clickable.get(session) if clickable is not None else None
+                    trees[frame.id] = prebuild_frame(frame.id, mirrored, found)
+                elif index is not None:
                     trees[frame.id] = results[index]
                 else:
                     later.append(_child_ax(session, frame.id, clickable))

@@ -26,9 +26,10 @@ from ._incremental import IncrementalBuilder, compare_numbered
 if TYPE_CHECKING:
     from .._axmirror import TabMirror
     from ..cdp import CDPSession
-    from ..snapshot import Node
+    from ..snapshot import AXNode, Node
     from ..snapshot._filter import FilterCache
     from ..snapshot._format import FormatCache
+    from ._fetch import FetchedFrames
     from ._frames import FrameRegistry
 
 __all__ = ["Snapshotter"]
@@ -96,6 +97,11 @@ class Snapshotter:
         framed = (
             {} if mirror is None else await mirror.frame_nodes(oopifs, fresh=fresh, timeout=timeout)
         )
+        same = (
+            {}
+            if mirror is None
+            else await mirror.same_frame_nodes(cache.children, fresh=fresh, timeout=timeout)
+        )
         watch = self.clickwatch
         if watch is not None and maps is not None and (top is not None or watch.active):
             # Mirrored snapshots (large pages) keep the page's clickable map;
@@ -117,6 +123,7 @@ class Snapshotter:
                     limit=limit,
                     top_nodes=top,
                     frame_nodes=framed,
+                    child_nodes=same,
                 )
             else:
                 fetched, found = await gather(
@@ -130,6 +137,7 @@ class Snapshotter:
                         limit=limit,
                         top_nodes=top,
                         frame_nodes=framed,
+                        child_nodes=same,
                     ),
                     lambda: resolve_scope(page, selector, timeout=timeout),
                 )
@@ -150,6 +158,8 @@ class Snapshotter:
                 if session not in framed and (read := fetched.frames.get(frame_id)) is not None
             }
             mirror.after_frames(counts, timeout=timeout)
+        if mirror is not None:
+            _after_same_frames(mirror, fetched, oopifs, same, timeout)
         raw_title = root_nodes[0].name.value if root_nodes and root_nodes[0].name else None
         title = " ".join(raw_title.split()) if isinstance(raw_title, str) else ""
 
@@ -191,3 +201,25 @@ class Snapshotter:
         )
         self.latest = snapshot
         return snapshot
+
+
+def _after_same_frames(
+    mirror: TabMirror,
+    fetched: FetchedFrames,
+    oopifs: list[tuple[str, CDPSession, CDPSession]],
+    same: dict[str, list[AXNode]],
+    timeout: float,
+) -> None:
+    """Tell the mirror which same-process child frames the fetch saw and read in full."""
+    roots = {fetched.root.frame_id, *(frame_id for frame_id, _, _ in oopifs)}
+    present = [
+        (document.session, frame_id)
+        for frame_id, document in fetched.documents.items()
+        if frame_id not in roots
+    ]
+    counts = {
+        (session, frame_id): len(read.nodes)
+        for session, frame_id in present
+        if frame_id not in same and (read := fetched.frames.get(frame_id)) is not None
+    }
+    mirror.after_same_frames(present, counts, timeout=timeout)

@@ -142,6 +142,10 @@ async def test_soak_of_a_thousand_changes_across_three_documents(
         (frame,) = frame_mirrors(tab)
         assert frame.stats["served"] >= rounds - 10, frame.stats
         assert frame.stats["checks"] == frame.stats["served"]
+        # So did the same-origin frame's (a mirror on the page's session).
+        (same,) = same_frame_mirrors(tab)
+        assert same.stats["served"] >= rounds - 10, same.stats
+        assert same.stats["checks"] == same.stats["served"]
         stats = tab._snapshotter.incremental.stats  # type: ignore[attr-defined]
         assert stats["incremental"] >= rounds - 5, stats
     # Every kind of change the mutator knows, in the page; many in each frame.
@@ -276,3 +280,64 @@ async def test_an_out_of_process_frame_is_mirrored_and_dropped_when_it_goes(
         mirrored = await tab.snapshot()
         assert mirrored.text == (await tab.snapshot(fresh=True)).text
         assert frame_mirrors(tab) == [] and again.state == "closed"
+
+
+def same_frame_mirrors(tab: Tab) -> list[DocumentMirror]:
+    return list(tab._snapshotter.mirror.same_frame_mirrors.values())  # type: ignore[attr-defined]
+
+
+async def test_a_same_process_frame_is_mirrored_and_dropped_when_it_goes(
+    browser: Browser, server: PageServer, open_tab: OpenTab
+) -> None:
+    url = framed_page(server)
+    async with (
+        mirror_settings(browser, min_nodes=0, check_every=0, max_update_share=1.0, verify=True),
+        open_tab(url) as tab,
+    ):
+        await tab.evaluate(MUTATE_JS)
+        await tab.snapshot()
+        top = await wait_ready(tab)
+        (frame,) = same_frame_mirrors(tab)  # the same-origin frame only
+        assert frame.frame_id is not None
+        with anyio.fail_after(60):
+            assert await frame.wait_ready(), frame.state
+        for seed in range(1, 21):
+            assert await tab.evaluate(in_frame("same", seed, 3)) == 3
+            if seed % 2:
+                assert await tab.evaluate(f"window.__mutate({seed}, 2).length") == 2
+            if seed % 3 == 0:
+                assert await tab.evaluate(in_frame("cross", seed, 1)) == 1
+            served, top_served = frame.stats["served"], top.stats["served"]
+            mirrored = await tab.snapshot()
+            assert frame.stats["served"] == served + 1, f"round {seed}: not from the mirror"
+            assert top.stats["served"] == top_served + 1, f"round {seed}: top not mirrored"
+            fresh = await tab.snapshot(fresh=True)
+            assert frame.stats["served"] == served + 1  # fresh=True bypasses it
+            assert mirrored.text == fresh.text, f"round {seed}"
+        assert frame.stats["checks"] == 20  # verify mode: each compared with a full fetch
+        assert frame.stats["resets"] == 0 and top.stats["resets"] == 0
+        # The frame navigates: its mirror is reset (full fetch), then built again.
+        server.set_page("/frame2.html", mutation_page(6))
+        await tab.evaluate(f"document.getElementById('same').src = '{server.url('/frame2.html')}'")
+        with anyio.fail_after(30):
+            while True:  # the new document is in (read in full)
+                if "link 5" in (await tab.snapshot(fresh=True)).text:
+                    break
+                await anyio.sleep(0.05)
+        mirrored = await tab.snapshot()
+        assert mirrored.text == (await tab.snapshot(fresh=True)).text
+        (again,) = same_frame_mirrors(tab)
+        assert again is not frame or frame.stats["resets"] >= 1, frame.stats
+        with anyio.fail_after(60):
+            assert await again.wait_ready(), again.state
+        served = again.stats["served"]
+        mirrored = await tab.snapshot()
+        assert again.stats["served"] == served + 1
+        assert mirrored.text == (await tab.snapshot(fresh=True)).text
+        assert "link 5" in mirrored.text
+        # The frame is removed: its mirror is closed and forgotten.
+        await tab.evaluate("document.getElementById('same').remove()")
+        mirrored = await tab.snapshot()
+        assert mirrored.text == (await tab.snapshot(fresh=True)).text
+        assert same_frame_mirrors(tab) == [] and again.state == "closed"
+        assert len(frame_mirrors(tab)) == 1  # the cross-origin frame's stays
