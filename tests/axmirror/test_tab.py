@@ -341,3 +341,44 @@ async def test_a_same_process_frame_is_mirrored_and_dropped_when_it_goes(
         assert mirrored.text == (await tab.snapshot(fresh=True)).text
         assert same_frame_mirrors(tab) == [] and again.state == "closed"
         assert len(frame_mirrors(tab)) == 1  # the cross-origin frame's stays
+
+
+async def test_node_ids_are_unique_across_a_sessions_documents(
+    server: PageServer, open_tab: OpenTab
+) -> None:
+    """What same-process frame mirrors rely on: no id is shared by two documents."""
+    inner = "<body>" + "".join(f"<p>inner {i} <a href=#>x{i}</a></p>" for i in range(30))
+    server.set_page("/ids-inner.html", inner + "</body>")
+    server.set_page("/ids-two.html", "<body><p>two</p><p>three</p></body>")
+    frames = "".join(
+        f"<iframe id={name} src='{server.url('/ids-inner.html')}'></iframe>" for name in "ab"
+    )
+    url = server.set_page("/ids.html", "<body><p>outer</p>" + frames + "</body>")
+    async with open_tab(url) as tab:
+
+        async def documents() -> list[set[str]]:
+            tree = await tab.cdp.send("Page.getFrameTree")
+            kids = [c["frame"]["id"] for c in tree["frameTree"].get("childFrames", [])]
+            assert len(kids) == 2
+            found = []
+            for params in [None, *({"frameId": kid} for kid in kids)]:
+                full = await tab.cdp.send("Accessibility.getFullAXTree", params)
+                found.append({node["nodeId"] for node in full["nodes"]})
+            return found
+
+        with anyio.fail_after(30):
+            while True:
+                ids = await documents()
+                if all(len(found) > 30 for found in ids[1:]):
+                    break
+                await anyio.sleep(0.05)
+        top, a, b = ids
+        assert not (top & a) and not (top & b) and not (a & b)
+        await tab.evaluate(f"document.getElementById('a').src = '{server.url('/ids-two.html')}'")
+        with anyio.fail_after(30):
+            while True:
+                again = await documents()
+                if len(again[1]) < 30:
+                    break
+                await anyio.sleep(0.05)
+        assert not again[1] & (top | a | b)  # the new document's ids are new too
