@@ -23,15 +23,15 @@ from __future__ import annotations
 import asyncio
 import math
 import sys
-from collections.abc import Awaitable, Callable
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
 from types import TracebackType
 from typing import Any, NoReturn
 
 import anyio
 import anyio.lowlevel
 
-__all__ = ["exit_unwrapped", "gather", "unwrap_group"]
+__all__ = ["exit_unwrapped", "gather", "unwrap_group", "unwrapping"]
 
 
 def _is_cancellation(error: BaseException) -> bool:
@@ -113,18 +113,31 @@ async def gather(*functions: Callable[[], Awaitable[Any]]) -> list[Any]:
     (the cancellation wins over that error; see the module docstring).
     """
     results: list[Any] = [None] * len(functions)
-    cancel_requests = _cancel_requests()
 
     async def run(index: int, function: Callable[[], Awaitable[Any]]) -> None:
         results[index] = await function()
 
+    async with unwrapping(), anyio.create_task_group() as tg:
+        for index, function in enumerate(functions):
+            tg.start_soon(run, index, function)
+    return results
+
+
+@asynccontextmanager
+async def unwrapping() -> AsyncIterator[None]:
+    """Raise an exception group that escapes the block as its one leaf.
+
+    For code whose callees run task groups (``async with unwrapping(): await
+    fetch(...)``): the leaf is chosen as :func:`unwrap_group` does, and the
+    caller's own cancellation wins over an ordinary error when the caller is
+    being cancelled although the group does not hold it (see the module
+    docstring). Anything that is not a group passes through unchanged.
+    """
+    cancel_requests = _cancel_requests()
     try:
-        async with anyio.create_task_group() as tg:
-            for index, function in enumerate(functions):
-                tg.start_soon(run, index, function)
+        yield
     except BaseExceptionGroup as group:
         await _raise_leaf(group, cancel_requests)
-    return results
 
 
 async def exit_unwrapped(

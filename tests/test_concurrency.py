@@ -16,7 +16,7 @@ import anyio
 import anyio.lowlevel
 import pytest
 
-from kobrowser._concurrency import exit_unwrapped, gather, unwrap_group
+from kobrowser._concurrency import exit_unwrapped, gather, unwrap_group, unwrapping
 
 pytestmark = pytest.mark.anyio
 both_backends = pytest.mark.both_backends
@@ -113,6 +113,63 @@ async def test_gather_error_without_cancellation_stays_the_error() -> None:
             await gather(_fail_now, anyio.sleep_forever)
         await anyio.lowlevel.checkpoint()  # the outer cancellation, now visible
     assert outer.cancelled_caught
+
+
+# -- unwrapping (a callee's task group, as Tab.snapshot's fetch) ------------------------
+
+
+async def _group_failing_when_cancelled() -> None:
+    """A callee running a task group whose child fails when cancelled (raises a group)."""
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_fail_when_cancelled)
+        await anyio.sleep_forever()
+
+
+@both_backends
+async def test_unwrapping_gives_the_leaf_and_passes_other_errors() -> None:
+    async def group_of_one() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_fail_now)
+            await anyio.sleep_forever()
+
+    with pytest.raises(Boom, match="failed"):
+        async with unwrapping():
+            await group_of_one()
+    with pytest.raises(ValueError, match="plain"):
+        async with unwrapping():
+            raise ValueError("plain")
+
+
+@both_backends
+async def test_unwrapping_move_on_after_works_when_a_child_fails_on_cancellation() -> None:
+    went_on = False
+    with anyio.move_on_after(0.05) as scope:
+        try:
+            async with unwrapping():
+                await _group_failing_when_cancelled()
+        except Boom:
+            went_on = True  # raise unwrap_group(group) got here and went on
+    assert scope.cancelled_caught
+    assert not went_on
+
+
+async def test_unwrapping_native_cancel_is_not_lost() -> None:
+    went_on = False
+
+    async def caller() -> None:
+        nonlocal went_on
+        try:
+            async with unwrapping():
+                await _group_failing_when_cancelled()
+        except Boom:
+            went_on = True
+
+    task = asyncio.ensure_future(caller())
+    await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not went_on
 
 
 # -- exit_unwrapped ---------------------------------------------------------------------

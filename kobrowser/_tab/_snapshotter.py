@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from .._clickable import ClickableMaps
-from .._concurrency import gather, unwrap_group
+from .._concurrency import gather, unwrapping
 from .._snapshot import Element, Snapshot, number_snapshot
 from ..snapshot import build_tree, filter_tree
 from ._clickwatch import ClickWatch
@@ -110,8 +110,9 @@ class Snapshotter:
             await watch.prepare(maps, timeout=timeout, verify=mirror.verify, fresh=top is None)
         scope: set[tuple[str, int]] | None = None
         # fetch_frames and the selector run in task groups: a failure of the top
-        # document or an invalid selector comes back as itself, not as a group.
-        try:
+        # document or an invalid selector comes back as itself, not as a group
+        # (and the caller's cancellation is never lost to an error on the way out).
+        async with unwrapping():
             if selector is None:
                 fetched = await fetch_frames(
                     page,
@@ -143,8 +144,6 @@ class Snapshotter:
                 )
                 top_frame = fetched.root.frame_id
                 scope = {(top_frame, backend) for backend in found}
-        except BaseExceptionGroup as group:
-            raise unwrap_group(group) from None
 
         if watch is not None and maps is not None:
             watch.after(maps)
