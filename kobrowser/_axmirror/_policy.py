@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 from ._mirror import DocumentMirror, MirrorAnswer, Spawn
 from ._settings import AXMirrorSettings
@@ -13,6 +13,14 @@ if TYPE_CHECKING:
     from ..snapshot import AXNode
 
 __all__ = ["TabMirror"]
+
+_Key = TypeVar("_Key", bound=Hashable)
+
+
+def _drop_gone(mirrors: dict[_Key, DocumentMirror], live: Collection[_Key]) -> None:
+    """Close and forget the mirrors whose key is not ``live``."""
+    for key in [k for k in mirrors if k not in live]:
+        mirrors.pop(key).close()
 
 
 class TabMirror:
@@ -138,18 +146,8 @@ class TabMirror:
 
         Cancelling the caller abandons the barrier (the mirrors stay usable).
         """
-        live = {session for _, session, _ in oopifs if not session.closed}
-        for session in [s for s in self._frames if s not in live]:
-            self._frames.pop(session).close()
-        found: dict[CDPSession, list[AXNode]] = {}
-        if fresh or not self._frames or not self._settings().enabled:
-            return found
-        self._current()  # settings changed: the mirrors are dropped
-        for session, mirror in list(self._frames.items()):
-            nodes = await mirror.nodes(timeout=timeout)
-            if nodes is not None:
-                found[session] = nodes
-        return found
+        _drop_gone(self._frames, {session for _, session, _ in oopifs if not session.closed})
+        return await self._answers(self._frames, fresh=fresh, timeout=timeout)
 
     def after_frames(self, counts: Mapping[CDPSession, int], *, timeout: float) -> None:
         """Full fetches read these out-of-process frame documents: mirror those that pay.
@@ -158,18 +156,7 @@ class TabMirror:
             counts: frame session -> node count of its document as read in full.
             timeout: deadline of each CDP call of the crawls.
         """
-        self._current()
-        settings = self._settings()
-        if not settings.enabled:
-            return
-        for session, count in counts.items():
-            if count < settings.min_nodes or session.closed:
-                continue
-            mirror = self._frames.get(session)
-            if mirror is None:
-                mirror = self._frames[session] = DocumentMirror(session, settings, self._spawn)
-                self._mirror_settings = settings
-            mirror.start_crawl(timeout)
+        self._start(self._frames, counts, lambda session: (session, None), timeout=timeout)
 
     async def same_frame_nodes(
         self,
@@ -193,17 +180,9 @@ class TabMirror:
             if not session.closed
             for frame_id in frame_ids
         }
-        for key in [k for k in self._same if k not in live]:
-            self._same.pop(key).close()
-        found: dict[str, list[AXNode]] = {}
-        if fresh or not self._same or not self._settings().enabled:
-            return found
-        self._current()  # settings changed: the mirrors are dropped
-        for (_session, frame_id), mirror in list(self._same.items()):
-            nodes = await mirror.nodes(timeout=timeout)
-            if nodes is not None:
-                found[frame_id] = nodes
-        return found
+        _drop_gone(self._same, live)
+        found = await self._answers(self._same, fresh=fresh, timeout=timeout)
+        return {frame_id: nodes for (_session, frame_id), nodes in found.items()}
 
     def after_same_frames(
         self,
@@ -217,20 +196,47 @@ class TabMirror:
         Mirrors of frames not ``present`` are dropped; a frame read in full
         with at least ``min_nodes`` nodes gets a mirror (its crawl starts).
         """
-        live = set(present)
-        for key in [k for k in self._same if k not in live]:
-            self._same.pop(key).close()
+        _drop_gone(self._same, set(present))
+        self._start(self._same, counts, lambda key: key, timeout=timeout)
+
+    async def _answers(
+        self, mirrors: dict[_Key, DocumentMirror], *, fresh: bool, timeout: float
+    ) -> dict[_Key, list[AXNode]]:
+        """Key -> nodes of each of ``mirrors`` that answers (the others are fetched in full)."""
+        found: dict[_Key, list[AXNode]] = {}
+        if fresh or not mirrors or not self._settings().enabled:
+            return found
+        self._current()  # settings changed: the mirrors are dropped
+        for key, mirror in list(mirrors.items()):
+            nodes = await mirror.nodes(timeout=timeout)
+            if nodes is not None:
+                found[key] = nodes
+        return found
+
+    def _start(
+        self,
+        mirrors: dict[_Key, DocumentMirror],
+        counts: Mapping[_Key, int],
+        where: Callable[[_Key], tuple[CDPSession, str | None]],
+        *,
+        timeout: float,
+    ) -> None:
+        """Start (or restart) the crawl of each document read in full that pays.
+
+        ``where(key)`` is the mirror's session and frame id (None: the
+        session's own document).
+        """
         self._current()
         settings = self._settings()
         if not settings.enabled:
             return
         for key, count in counts.items():
-            session, frame_id = key
+            session, frame_id = where(key)
             if count < settings.min_nodes or session.closed:
                 continue
-            mirror = self._same.get(key)
+            mirror = mirrors.get(key)
             if mirror is None:
-                mirror = self._same[key] = DocumentMirror(session, settings, self._spawn, frame_id)
+                mirror = mirrors[key] = DocumentMirror(session, settings, self._spawn, frame_id)
                 self._mirror_settings = settings
             mirror.start_crawl(timeout)
 
