@@ -10,6 +10,7 @@ or ``task.cancel()`` lost.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 
 import anyio
@@ -153,25 +154,6 @@ async def test_unwrapping_move_on_after_works_when_a_child_fails_on_cancellation
     assert not went_on
 
 
-async def test_unwrapping_native_cancel_is_not_lost() -> None:
-    went_on = False
-
-    async def caller() -> None:
-        nonlocal went_on
-        try:
-            async with unwrapping():
-                await _group_failing_when_cancelled()
-        except Boom:
-            went_on = True
-
-    task = asyncio.ensure_future(caller())
-    await asyncio.sleep(0.01)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert not went_on
-
-
 # -- exit_unwrapped ---------------------------------------------------------------------
 
 
@@ -227,13 +209,14 @@ async def test_exit_unwrapped_keeps_a_cancellation_arriving_during_exit() -> Non
 # -- native asyncio cancellation (task.cancel(), asyncio.timeout): asyncio only ------
 
 
-async def test_gather_native_cancel_is_not_lost() -> None:
+async def _assert_native_cancel_wins(body: Callable[[], Awaitable[object]]) -> None:
+    """Run ``body`` in a task and ``task.cancel()`` it: the cancel comes out, not ``Boom``."""
     went_on = False
 
     async def caller() -> None:
         nonlocal went_on
         try:
-            await gather(_fail_when_cancelled, anyio.sleep_forever)
+            await body()
         except Boom:
             went_on = True
 
@@ -245,6 +228,18 @@ async def test_gather_native_cancel_is_not_lost() -> None:
     assert not went_on
 
 
+async def test_gather_native_cancel_is_not_lost() -> None:
+    await _assert_native_cancel_wins(lambda: gather(_fail_when_cancelled, anyio.sleep_forever))
+
+
+async def test_unwrapping_native_cancel_is_not_lost() -> None:
+    async def body() -> None:
+        async with unwrapping():
+            await _group_failing_when_cancelled()
+
+    await _assert_native_cancel_wins(body)
+
+
 async def test_gather_under_asyncio_timeout_times_out() -> None:
     with pytest.raises(TimeoutError):
         async with asyncio.timeout(0.05):
@@ -252,7 +247,7 @@ async def test_gather_under_asyncio_timeout_times_out() -> None:
 
 
 async def test_exit_unwrapped_native_cancel_is_not_lost() -> None:
-    async def caller() -> None:
+    async def body() -> None:
         stack = await _stack_with_failing_child()
         try:
             await asyncio.sleep(3600)
@@ -260,8 +255,4 @@ async def test_exit_unwrapped_native_cancel_is_not_lost() -> None:
             if not await exit_unwrapped(stack, type(exc), exc, exc.__traceback__):
                 raise
 
-    task = asyncio.ensure_future(caller())
-    await asyncio.sleep(0.01)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await _assert_native_cancel_wins(body)

@@ -255,31 +255,46 @@ async def test_an_out_of_process_frame_is_mirrored_and_dropped_when_it_goes(
             assert frame.stats["served"] == served + 1  # fresh=True bypasses it
             assert mirrored.text == fresh.text, f"round {seed}"
         assert frame.stats["checks"] == 20  # verify mode: each compared with a full fetch
-        # The frame navigates: its mirror is dropped (full fetch), then built again.
         server.set_page("/frame2.html", mutation_page(6))
-        await tab.evaluate(
-            f"document.getElementById('cross').src = '{server.cross_url('/frame2.html')}'"
+        await navigate_then_remove(
+            tab, frame, "cross", server.cross_url("/frame2.html"), frame_mirrors
         )
-        with anyio.fail_after(30):
-            while True:  # the new document is in (read in full)
-                if "link 5" in (await tab.snapshot(fresh=True)).text:
-                    break
-                await anyio.sleep(0.05)
-        mirrored = await tab.snapshot()
-        assert mirrored.text == (await tab.snapshot(fresh=True)).text
-        (again,) = frame_mirrors(tab)
-        assert again is not frame or frame.stats["resets"] >= 1, frame.stats
-        with anyio.fail_after(60):
-            assert await again.wait_ready(), again.state
-        served = again.stats["served"]
-        mirrored = await tab.snapshot()
-        assert again.stats["served"] == served + 1
-        assert mirrored.text == (await tab.snapshot(fresh=True)).text
-        # The frame detaches: its mirror is closed and forgotten.
-        await tab.evaluate("document.getElementById('cross').remove()")
-        mirrored = await tab.snapshot()
-        assert mirrored.text == (await tab.snapshot(fresh=True)).text
-        assert frame_mirrors(tab) == [] and again.state == "closed"
+
+
+async def navigate_then_remove(
+    tab: Tab,
+    frame: DocumentMirror,
+    element_id: str,
+    url: str,
+    mirrors: Callable[[Tab], list[DocumentMirror]],
+) -> None:
+    """The frame ``element_id`` navigates to ``url`` (a 6-row mutation page), then is removed.
+
+    Navigating drops or resets ``frame`` (a full fetch), then a mirror of the
+    new document is built and served; removing the frame closes and forgets
+    its mirror. ``mirrors(tab)`` lists the mirrors of that kind of frame.
+    """
+    await tab.evaluate(f"document.getElementById('{element_id}').src = '{url}'")
+    with anyio.fail_after(30):
+        while True:  # the new document is in (read in full)
+            if "link 5" in (await tab.snapshot(fresh=True)).text:
+                break
+            await anyio.sleep(0.05)
+    mirrored = await tab.snapshot()
+    assert mirrored.text == (await tab.snapshot(fresh=True)).text
+    (again,) = mirrors(tab)
+    assert again is not frame or frame.stats["resets"] >= 1, frame.stats
+    with anyio.fail_after(60):
+        assert await again.wait_ready(), again.state
+    served = again.stats["served"]
+    mirrored = await tab.snapshot()
+    assert again.stats["served"] == served + 1
+    assert mirrored.text == (await tab.snapshot(fresh=True)).text
+    assert "link 5" in mirrored.text
+    await tab.evaluate(f"document.getElementById('{element_id}').remove()")
+    mirrored = await tab.snapshot()
+    assert mirrored.text == (await tab.snapshot(fresh=True)).text
+    assert mirrors(tab) == [] and again.state == "closed"
 
 
 def same_frame_mirrors(tab: Tab) -> list[DocumentMirror]:
@@ -316,30 +331,10 @@ async def test_a_same_process_frame_is_mirrored_and_dropped_when_it_goes(
             assert mirrored.text == fresh.text, f"round {seed}"
         assert frame.stats["checks"] == 20  # verify mode: each compared with a full fetch
         assert frame.stats["resets"] == 0 and top.stats["resets"] == 0
-        # The frame navigates: its mirror is reset (full fetch), then built again.
         server.set_page("/frame2.html", mutation_page(6))
-        await tab.evaluate(f"document.getElementById('same').src = '{server.url('/frame2.html')}'")
-        with anyio.fail_after(30):
-            while True:  # the new document is in (read in full)
-                if "link 5" in (await tab.snapshot(fresh=True)).text:
-                    break
-                await anyio.sleep(0.05)
-        mirrored = await tab.snapshot()
-        assert mirrored.text == (await tab.snapshot(fresh=True)).text
-        (again,) = same_frame_mirrors(tab)
-        assert again is not frame or frame.stats["resets"] >= 1, frame.stats
-        with anyio.fail_after(60):
-            assert await again.wait_ready(), again.state
-        served = again.stats["served"]
-        mirrored = await tab.snapshot()
-        assert again.stats["served"] == served + 1
-        assert mirrored.text == (await tab.snapshot(fresh=True)).text
-        assert "link 5" in mirrored.text
-        # The frame is removed: its mirror is closed and forgotten.
-        await tab.evaluate("document.getElementById('same').remove()")
-        mirrored = await tab.snapshot()
-        assert mirrored.text == (await tab.snapshot(fresh=True)).text
-        assert same_frame_mirrors(tab) == [] and again.state == "closed"
+        await navigate_then_remove(
+            tab, frame, "same", server.url("/frame2.html"), same_frame_mirrors
+        )
         assert len(frame_mirrors(tab)) == 1  # the cross-origin frame's stays
 
 
