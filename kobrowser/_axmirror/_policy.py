@@ -70,6 +70,11 @@ class TabMirror:
         return dict(self._same)
 
     @property
+    def enabled(self) -> bool:
+        """Whether the settings in force keep mirrors at all."""
+        return self._settings().enabled
+
+    @property
     def verify(self) -> bool:
         """Whether the settings in force ask for verify mode."""
         return self._settings().verify

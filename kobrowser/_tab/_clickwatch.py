@@ -49,7 +49,12 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from .._clickable import clickable_nodes
-from .._exceptions import KoBrowserError, ProtocolError
+from .._exceptions import (
+    ConnectionClosedError,
+    KoBrowserError,
+    ProtocolError,
+    TargetClosedError,
+)
 
 if TYPE_CHECKING:
     from .._clickable import ClickableIndex, ClickableMaps
@@ -79,6 +84,42 @@ _DESCRIBED: Final = msgspec.json.Decoder(_Described)
 
 def _backend_id(raw: msgspec.Raw) -> int:
     return _DESCRIBED.decode(raw).node.backendNodeId
+
+
+class _Frame(msgspec.Struct, gc=False):
+    id: str
+
+
+class _FrameTreeNode(msgspec.Struct, gc=False):
+    frame: _Frame
+    childFrames: list[_FrameTreeNode] = []
+
+
+class _FrameTree(msgspec.Struct, gc=False):
+    frameTree: _FrameTreeNode
+
+
+class _World(msgspec.Struct, gc=False):
+    executionContextId: int
+
+
+_FRAME_TREE: Final = msgspec.json.Decoder(_FrameTree)
+_WORLD_DECODER: Final = msgspec.json.Decoder(_World)
+
+
+def _context_of(raw: msgspec.Raw) -> int:
+    return _WORLD_DECODER.decode(raw).executionContextId
+
+
+def _frame_ids(raw: msgspec.Raw) -> list[str]:
+    """Every frame id of a ``Page.getFrameTree`` result, the top one first."""
+    out: list[str] = []
+    stack = [_FRAME_TREE.decode(raw).frameTree]
+    while stack:
+        node = stack.pop()
+        out.append(node.frame.id)
+        stack.extend(node.childFrames)
+    return out
 
 
 WATCHER: Final = r"""(() => {
@@ -113,10 +154,10 @@ WATCHER: Final = r"""(() => {
   observer.observe(
     document, {subtree: true, childList: true, attributes: true, characterData: true});
   const seen = () => { w.events++; };
-  for (const type of ['mouseover', 'mouseout', 'mousedown', 'mouseup', 'pointerdown', 'pointerup',
+  const TYPES = ['mouseover', 'mouseout', 'mousedown', 'mouseup', 'pointerdown', 'pointerup',
     'focusin', 'focusout', 'input', 'change', 'keydown', 'keyup', 'scroll', 'resize', 'hashchange',
-    'popstate', 'toggle', 'transitionend', 'animationstart', 'animationend', 'fullscreenchange'])
-    addEventListener(type, seen, {capture: true, passive: true});
+    'popstate', 'toggle', 'transitionend', 'animationstart', 'animationend', 'fullscreenchange'];
+  for (const type of TYPES) addEventListener(type, seen, {capture: true, passive: true});
   const sheets = () => [...document.styleSheets, ...(document.adoptedStyleSheets || [])];
   const print = () => {
     let out = `${innerWidth}x${innerHeight}x${devicePixelRatio}`;
@@ -193,8 +234,17 @@ WATCHER: Final = r"""(() => {
     w.full = false; w.changes = 0; w.events = 0; w.targets.clear();
     return out;
   };
+  w.stop = () => {
+    observer.disconnect();
+    for (const type of TYPES) removeEventListener(type, seen, {capture: true});
+    w.targets.clear();
+    if (globalThis.__kbClickWatch === w) delete globalThis.__kbClickWatch;
+  };
   globalThis.__kbClickWatch = w;
 })();"""
+
+_STOP: Final = "globalThis.__kbClickWatch ? (globalThis.__kbClickWatch.stop(), 'stopped') : 'none'"
+"""Stops the watcher of the world it runs in (see ``w.stop`` in :data:`WATCHER`)."""
 
 
 class ClickWatch:
@@ -213,14 +263,85 @@ class ClickWatch:
         self._index: ClickableIndex | None = None
         self._context: int | None = None
         self._installed = False
+        self._identifier: str | None = None
         self._since_full = 0
         self._wanted = False
         self.stats: dict[str, int] = {"fresh": 0, "same": 0, "texts": 0}
 
     @property
     def active(self) -> bool:
-        """Whether the watcher was installed (a map was kept once)."""
+        """Whether the watcher is installed (a map was kept once, and not removed since)."""
         return self._installed
+
+    async def remove(self, *, timeout: float) -> None:
+        """Take the watcher out of the page (the mirror was switched off).
+
+        New documents no longer get it, and the watcher of each document of
+        the page session (the top one and its same-process child frames) is
+        stopped: its observer disconnected, its listeners removed and
+        ``globalThis.__kbClickWatch`` deleted. The kept map is forgotten;
+        the next :meth:`prepare` installs the watcher again. Idempotent.
+
+        A page already gone (closed tab, lost connection) has nothing left to
+        remove: the watcher counts as removed and nothing is raised. A frame
+        that navigates or detaches meanwhile has no watcher left to stop.
+
+        Args:
+            timeout: deadline of each CDP call.
+
+        Raises:
+            CDPTimeoutError: Chrome did not answer in time; the watcher still
+                counts as installed (the next call tries again).
+
+        Cancelling the caller leaves the watcher counted as installed (the
+        next call removes it); the kept map is forgotten either way.
+        """
+        if not self._installed:
+            return
+        self._index = None
+        self._wanted = False
+        page = self._page
+        try:
+            if self._identifier is not None:
+                # An unknown identifier: removed by a call cut short after Chrome got it.
+                with contextlib.suppress(ProtocolError):
+                    await page.send(
+                        "Page.removeScriptToEvaluateOnNewDocument",
+                        {"identifier": self._identifier},
+                        timeout=timeout,
+                    )
+                self._identifier = None
+            await self._stop(timeout)
+            with contextlib.suppress(ProtocolError):
+                await page.send(
+                    "Runtime.releaseObjectGroup", {"objectGroup": _GROUP}, timeout=timeout
+                )
+        except (TargetClosedError, ConnectionClosedError):
+            pass  # the page went away, and its watchers with it
+        self._installed = False
+        self._identifier = None
+        self._context = None
+        self._since_full = 0
+
+    async def _stop(self, timeout: float) -> None:
+        """Stop the watcher in the world of every frame of the page session."""
+        page = self._page
+        raw = await page.send_raw("Page.getFrameTree", timeout=timeout)
+        calls: list[BatchCall] = [
+            (page, "Page.createIsolatedWorld", {"frameId": f, "worldName": WORLD}, _context_of)
+            for f in _frame_ids(raw)
+        ]
+        worlds = await page.connection.call_many(calls, timeout=timeout)
+        stops: list[BatchCall] = [
+            (page, "Runtime.evaluate", {"expression": _STOP, "contextId": context}, None)
+            for context in worlds
+            if isinstance(context, int)
+        ]
+        stopped = await page.connection.call_many(stops, timeout=timeout) if stops else []
+        for result in [*worlds, *stopped]:
+            # A ProtocolError: the frame detached or is navigating (its document goes).
+            if isinstance(result, KoBrowserError) and not isinstance(result, ProtocolError):
+                raise result
 
     async def prepare(
         self, maps: ClickableMaps, *, timeout: float, verify: bool = False, fresh: bool = False
@@ -288,12 +409,13 @@ class ClickWatch:
 
     async def _context_id(self, timeout: float) -> int:
         page = self._page
-        if not self._installed:
-            await page.send(
+        if self._identifier is None:  # also after a removal cut short
+            added = await page.send(
                 "Page.addScriptToEvaluateOnNewDocument",
                 {"source": WATCHER, "worldName": WORLD, "runImmediately": True},
                 timeout=timeout,
             )
+            self._identifier = added.get("identifier")
             self._installed = True
         tree = await page.send("Page.getFrameTree", timeout=timeout)
         world = await page.send(

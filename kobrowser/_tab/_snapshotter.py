@@ -103,6 +103,11 @@ class Snapshotter:
             else await mirror.same_frame_nodes(cache.children, fresh=fresh, timeout=timeout)
         )
         watch = self.clickwatch
+        if watch is not None and watch.active and mirror is not None and not mirror.enabled:
+            # The mirror was switched off: no kept map, and no watcher left in
+            # the page (or in each new document). Switched on again, the next
+            # mirrored snapshot installs it again.
+            await watch.remove(timeout=timeout)
         if watch is not None and maps is not None and (top is not None or watch.active):
             # Mirrored snapshots (large pages) keep the page's clickable map;
             # the others read it afresh (and keep that).

@@ -16,10 +16,13 @@ listeners, removals, CSS rules inserted and deleted, and a sheet disabled.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from kobrowser import Tab
 from kobrowser._clickable import MAX_TEXT_NODES
+from kobrowser._tab._clickwatch import WORLD
 
-__all__ = ["CLICK_MUTATE_JS", "click_page"]
+__all__ = ["CLICK_MUTATE_JS", "click_page", "in_worlds", "watchers"]
 
 
 def click_page(rows: int = 30, *, head: str = "") -> str:
@@ -49,3 +52,35 @@ def click_page(rows: int = 30, *, head: str = "") -> str:
 
 CLICK_MUTATE_JS = (Path(__file__).parent / "clickmutate.js").read_text()
 """Defines ``window.__clickMutate(seed, n, onlyText)`` (see clickmutate.js)."""
+
+
+async def in_worlds(tab: Tab, expression: str) -> list[Any]:
+    """``expression`` in the watcher's world of each frame of the page, top first."""
+    tree = await tab.cdp.send("Page.getFrameTree", timeout=10)
+    frames, stack = [], [tree["frameTree"]]
+    while stack:
+        node = stack.pop(0)
+        frames.append(node["frame"]["id"])
+        stack.extend(node.get("childFrames", []))
+    out = []
+    for frame_id in frames:
+        world = await tab.cdp.send(
+            "Page.createIsolatedWorld", {"frameId": frame_id, "worldName": WORLD}, timeout=10
+        )
+        found = await tab.cdp.send(
+            "Runtime.evaluate",
+            {
+                "expression": expression,
+                "contextId": world["executionContextId"],
+                "returnByValue": True,
+            },
+            timeout=10,
+        )
+        assert "exceptionDetails" not in found, found
+        out.append(found["result"].get("value"))
+    return out
+
+
+async def watchers(tab: Tab) -> list[str]:
+    """``typeof globalThis.__kbClickWatch`` in the watcher's world of each frame, top first."""
+    return await in_worlds(tab, "typeof globalThis.__kbClickWatch")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import anyio
 import pytest
 from _server import PageServer
 
@@ -18,7 +19,7 @@ from kobrowser._clickable import ClickableMaps, clickable_nodes
 from kobrowser._tab._clickwatch import FULL_EVERY, ClickWatch
 from kobrowser.cdp import CDPSession
 
-from ._clickpage import CLICK_MUTATE_JS, click_page
+from ._clickpage import CLICK_MUTATE_JS, click_page, in_worlds, watchers
 from ._mutations import mutation_page
 
 pytestmark = pytest.mark.anyio
@@ -268,3 +269,66 @@ async def test_a_map_read_afresh_anyway_does_not_ask_the_watcher(
         assert kept == await clickable_nodes(tab.cdp, timeout=30)
         assert watch.stats == {"fresh": 2, "same": 0, "texts": 1}, watch.stats
         assert reads == [30]
+
+
+def framed_click_page(server: PageServer, name: str) -> str:
+    """:func:`click_page` with a same-origin child frame (it gets a watcher of its own)."""
+    inner = server.set_page(f"/{name}-inner.html", click_page(2))
+    page = click_page(5).replace("<footer>", f"<iframe src='{inner}'></iframe><footer>")
+    return server.set_page(f"/{name}.html", page)
+
+
+_SEEN = "globalThis.__kept ? [__kept.changes, __kept.events] : null"
+_POKE = (
+    "document.body.append(document.createElement('p'));"
+    "document.body.dispatchEvent(new MouseEvent('mouseover', {bubbles: true}))"
+)
+
+
+async def test_removing_the_watcher_stops_it_and_keeps_it_out_of_new_documents(
+    server: PageServer, open_tab: OpenTab
+) -> None:
+    async with open_tab(framed_click_page(server, "click-remove")) as tab:
+        watch = ClickWatch(tab.cdp)
+        await watch.remove(timeout=30)  # never installed: nothing to do
+        await kept_map(watch, tab.cdp)
+        assert watch.active and await watchers(tab) == ["object", "object"]
+        # Hold on to the top watcher: it sees a change and an event...
+        await in_worlds(tab, "globalThis.__kept = globalThis.__kbClickWatch; 0")
+        await tab.evaluate(_POKE)
+        seen = (await in_worlds(tab, _SEEN))[0]
+        assert seen[0] >= 1 and seen[1] >= 1, seen
+        await watch.remove(timeout=30)
+        assert not watch.active
+        assert await watchers(tab) == ["undefined", "undefined"]
+        # ... and, stopped, no more of either.
+        await tab.evaluate(_POKE)
+        assert (await in_worlds(tab, _SEEN))[0] == seen
+        await watch.remove(timeout=30)  # idempotent
+        await tab.open(framed_click_page(server, "click-removed"))
+        assert await watchers(tab) == ["undefined", "undefined"]
+        # Used again, it installs itself again (a page with a child frame
+        # always reads its map afresh: see the module).
+        first = await kept_map(watch, tab.cdp)
+        assert watch.active and await watchers(tab) == ["object", "object"]
+        assert first == await clickable_nodes(tab.cdp, timeout=30)
+        await tab.open(framed_click_page(server, "click-again"))
+        assert await watchers(tab) == ["object", "object"]
+
+
+@pytest.mark.parametrize("detached", [False, True], ids=["closing", "closed"])
+async def test_removing_the_watcher_of_a_closed_tab_neither_hangs_nor_raises(
+    server: PageServer, open_tab: OpenTab, detached: bool
+) -> None:
+    async with open_tab(server.set_page("/click-closed.html", click_page(5))) as tab:
+        watch = ClickWatch(tab.cdp)
+        await kept_map(watch, tab.cdp)
+        await tab.close()
+        if detached:  # else: Chrome may not have said so yet
+            with anyio.fail_after(20):
+                while not tab.cdp.closed:  # noqa: ASYNC110 - no event for this
+                    await anyio.sleep(0.01)
+        with anyio.fail_after(20):  # the calls fail at once: far below their deadline
+            await watch.remove(timeout=60)
+        assert not watch.active
+        await watch.remove(timeout=60)

@@ -13,7 +13,7 @@ from _server import PageServer
 from kobrowser import AXMirrorSettings, Browser, Tab
 from kobrowser._axmirror import DocumentMirror
 
-from ._clickpage import CLICK_MUTATE_JS, click_page
+from ._clickpage import CLICK_MUTATE_JS, click_page, watchers
 from ._mutations import MUTATE_JS, mutation_page
 
 pytestmark = pytest.mark.anyio
@@ -224,6 +224,42 @@ async def test_small_pages_and_disabled_mirrors_fetch_in_full(
         async with mirror_settings(browser, enabled=False):
             await tab.snapshot()
             assert mirror_of(tab) is None and mirror.state == "closed"
+
+
+async def test_switching_the_mirror_off_takes_the_clickable_watcher_out_of_the_page(
+    browser: Browser, server: PageServer, open_tab: OpenTab
+) -> None:
+    # The watcher only serves mirrored snapshots: switched off, the mirror
+    # leaves no observer or listeners behind, in this document or the next.
+    async with (
+        mirror_settings(browser, min_nodes=0, check_every=0),
+        open_tab(server.set_page("/watch-on.html", click_page(10))) as tab,
+    ):
+        await tab.snapshot()
+        await wait_ready(tab)
+        await tab.snapshot()  # mirrored: the clickable map is kept
+        watch = tab._snapshotter.clickwatch  # type: ignore[attr-defined]
+        assert watch.active and await watchers(tab) == ["object"]
+        async with mirror_settings(browser, enabled=False):
+            off = await tab.snapshot()
+            assert not watch.active and await watchers(tab) == ["undefined"]
+            assert off.text == (await tab.snapshot(fresh=True)).text
+            await tab.open(server.set_page("/watch-off.html", click_page(12)))
+            stats = dict(watch.stats)
+            assert "Toggle 11" in (await tab.snapshot()).text
+            assert await watchers(tab) == ["undefined"]
+            assert watch.stats == stats  # not asked to prepare a map while off
+        # Switched on again: mirrored snapshots keep the map again.
+        await tab.snapshot()
+        await wait_ready(tab)
+        mirrored = await tab.snapshot()
+        assert watch.active and await watchers(tab) == ["object"]
+        same = watch.stats["same"]
+        assert (await tab.snapshot()).text == mirrored.text
+        assert mirrored.text == (await tab.snapshot(fresh=True)).text
+        assert watch.stats["same"] == same + 1, watch.stats
+        await tab.open(server.set_page("/watch-again.html", click_page(3)))
+        assert await watchers(tab) == ["object"]
 
 
 def frame_mirrors(tab: Tab) -> list[DocumentMirror]:
