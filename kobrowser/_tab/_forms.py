@@ -49,6 +49,41 @@ async def _focus(target: Target, deadline: Deadline) -> None:
             f"element {target.element.id} cannot take the keyboard focus: {exc.message}",
             target.element.id,
         ) from None
+    await _keys_routed(target, deadline)
+
+
+async def _keys_routed(target: Target, deadline: Deadline) -> None:
+    """Wait (up to 1 s) until the browser sends keys to the element's frame.
+
+    Keys go to the frame the browser believes focused. An out-of-process
+    frame tells the browser about its focus on another channel than the
+    DevTools reply, so a key sent right after the focus could still go to
+    the page. Each parent document in another process learns of the focus
+    from the browser: once its ``<iframe>`` is the active element there, the
+    browser knows. Same-process frames need no wait. A frame that never
+    shows it (the page moved the focus away at once) is not an error.
+    """
+    child = target.session
+    for parent, owner in target.chain:
+        if parent is not child:
+            try:
+                resolved = await parent.send(
+                    "DOM.resolveNode",
+                    {"backendNodeId": owner, "objectGroup": "kobrowser"},
+                    timeout=left(deadline),
+                )
+                owner_id = resolved.get("object", {}).get("objectId")
+                if owner_id is not None:
+                    await call(
+                        parent,
+                        owner_id,
+                        _scripts.FRAME_FOCUSED,
+                        timeout=left(deadline),
+                        await_promise=True,
+                    )
+            except ProtocolError:
+                pass  # the parent document changed: nothing to wait for
+        child = parent
 
 
 async def fill(ctx: ActionContext, element_id: int, value: str, *, deadline: Deadline) -> None:
@@ -70,6 +105,7 @@ async def fill(ctx: ActionContext, element_id: int, value: str, *, deadline: Dea
             )
         if prepared.get("done"):
             return
+        await _keys_routed(target, deadline)
         if value:
             await ctx.page.send("Input.insertText", {"text": value}, timeout=left(deadline))
         else:

@@ -12,6 +12,7 @@ __all__ = [
     "CHECKED",
     "FILL_PREPARE",
     "FOCUSED",
+    "FRAME_FOCUSED",
     "GUARD_READ",
     "HOP",
     "INFO",
@@ -222,6 +223,22 @@ FOCUSED = r"""function() {
     active = active.shadowRoot.activeElement;
   const el = this.nodeType === 1 ? this : this.parentElement;
   return active === el || (!!active && el.contains(active) && active.isContentEditable);
+}"""
+
+FRAME_FOCUSED = r"""async function() {
+  // `this` is an <iframe> whose (out-of-process) document was just given
+  // the focus. This document learns it through the browser, so once the
+  // <iframe> is its active element the browser routes keys into the frame.
+  const active = () => {
+    let a = document.activeElement;
+    while (a && a !== this && a.shadowRoot && a.shadowRoot.activeElement)
+      a = a.shadowRoot.activeElement;
+    return a === this;
+  };
+  const until = performance.now() + 1000;
+  while (!active() && performance.now() < until)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  return active();
 }"""
 
 FILL_PREPARE = r"""function(value) {

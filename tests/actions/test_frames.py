@@ -308,6 +308,37 @@ async def test_scroll_into_view(ctx: tuple[Tab, Snapshot]) -> None:
     await assert_clicked(far, "far")
 
 
+@pytest.mark.parametrize(("context", "hops"), [("cross-origin-frame", 1), ("nested-3-frames", 3)])
+async def test_focus_waits_until_each_parent_process_knows(
+    open_tab: Any, page_url: Any, monkeypatch: pytest.MonkeyPatch, context: str, hops: int
+) -> None:
+    """Keys go where the browser believes the focus is: focus (and fill, type)
+    return once every parent document in another process shows the frame's
+    <iframe> as its active element, which it learns from the browser."""
+    from kobrowser._tab import _forms, _scripts
+
+    seen: list[Any] = []
+    original = _forms.call
+
+    async def spy(session: Any, object_id: str, function: str, *args: Any, **kw: Any) -> Any:
+        got = await original(session, object_id, function, *args, **kw)
+        if function == _scripts.FRAME_FOCUSED:
+            seen.append(got)
+        return got
+
+    monkeypatch.setattr(_forms, "call", spy)
+    async with open_tab(widgets_url(page_url, context)) as tab:
+        snap = await tab.snapshot()
+        query = find(snap, "textbox", "Query")
+        await tab.focus(query.id)
+        assert seen == [True] * hops
+        assert await tab.evaluate("document.activeElement.tagName") == "IFRAME"
+        await tab.press("x")
+        assert await tab.value(query.id) == "xold text"  # the key reached the field
+        await tab.fill(query.id, "v")
+        assert seen == [True] * hops * 2
+
+
 async def test_fill_type_and_press(ctx: tuple[Tab, Snapshot]) -> None:
     tab, snap = ctx
     query = find(snap, "textbox", "Query")
