@@ -37,6 +37,7 @@ __all__ = ["GUARD_MS", "click", "dblclick", "drag", "hover", "scroll", "scroll_i
 GUARD_MS = 5000  # cleared right after each action; only a safety net
 _HOVER_TRIES = 3  # moves sent before hover gives up on a frame that never sees them
 _GUARD_READ_S = 5.0  # deadline floor for reading a guard after input was sent
+_CLICK_TRIES = 5  # clicks sent before giving up on an element no press reaches
 
 
 async def click(
@@ -50,7 +51,11 @@ async def click(
 ) -> None:
     """Click element ``element_id`` with a trusted mouse click; see :meth:`Tab.click`."""
     mask = modifier_mask(modifiers)
-    for _ in range(5):
+    for attempt in range(_CLICK_TRIES):
+        if attempt:
+            # Give the compositor a frame or two to catch up with the page
+            # (a scroll, an out-of-process frame that just appeared).
+            await anyio.sleep(min(0.05 * attempt, left(deadline)))
         target = await ctx.resolve(element_id, deadline)
         x, y, _rect = await locate(target, deadline=deadline, guard_ms=GUARD_MS)
         await ctx.mouse.click(
@@ -61,22 +66,15 @@ async def click(
             click_count=click_count,
             modifiers=mask,
         )
-        guards = await _read_guards(target, deadline, wait={"mouseup": click_count})
-        if guards is None:
+        guards = await _read_guards(target, deadline, wait={"pointerup": click_count})
+        verdict = click_verdict(guards, click_count)
+        if verdict == "done":
             return
-        if not guards.blocked:
-            if guards.ups >= click_count > guards.downs:
-                # The release reached the element's frame but the press did
-                # not: Chrome sent it to the page (an out-of-process frame's
-                # input routing not ready, on a loaded machine), so no click
-                # happened. The guard was armed for both, so nothing in this
-                # frame was pressed: press again.
-                continue
-            return
-        if guards.ok:
+        if verdict == "partial":
             raise NotInteractableError(
-                f"element {element_id} moved while it was clicked: part of the click "
-                "was blocked before it reached another element. Take a new snapshot.",
+                f"element {element_id} was pressed, but the rest of the click went "
+                "elsewhere (the element moved, or the page changed under the pointer) "
+                "and was blocked. Take a new snapshot.",
                 element_id,
             )
     raise NotInteractableError(
@@ -86,19 +84,47 @@ async def click(
     )
 
 
+def click_verdict(guards: Guards | None, click_count: int) -> str:
+    """Judge one click from what the pointer guards saw.
+
+    Returns:
+        ``"done"`` when the click happened (or navigated the element's
+        frame away); ``"retry"`` when no press reached the element, so the
+        guards kept every part of the click from the page and it can be
+        sent again; ``"partial"`` when the element was pressed but later
+        events went elsewhere and were blocked: sending it again would
+        press the element twice.
+    """
+    if guards is None:
+        return "done"
+    if not guards.blocked and not guards.misrouted:
+        return "done"
+    if guards.pressed == 0:
+        return "retry"
+    return "partial"
+
+
 class Guards(NamedTuple):
     """What the pointer guards of one action saw."""
 
     ok: int
     """Button events that reached the element."""
     blocked: int
-    """Button events blocked in any frame (they went to another element)."""
+    """Button events blocked in any frame: they went to another element, or
+    to the element after its press had gone elsewhere."""
+    misrouted: int
+    """Button events a frame on the way got on the ``<iframe>`` holding the
+    element: Chrome routed them to that frame instead of into the child
+    (blocked too)."""
     moves: int
     """Mouse moves the element's frame saw."""
     downs: int
-    """Presses (``mousedown``) the element's frame saw."""
+    """Presses (``pointerdown``) the element's frame saw."""
     ups: int
-    """Releases (``mouseup``) the element's frame saw."""
+    """Releases (``pointerup``) the element's frame saw."""
+    pressed: int
+    """Presses (``pointerdown``) that reached the element (a page that cancels
+    one gets no ``mousedown``)."""
 
 
 async def _read_guards(
@@ -122,12 +148,13 @@ async def _read_guards(
     if own is None:
         return None
     blocked = int(own.get("blocked", 0))
+    misrouted = 0
     for parent_session, owner in target.chain:
         try:
             resolved = await parent_session.send(
                 "DOM.resolveNode",
                 {"backendNodeId": owner, "objectGroup": "kobrowser"},
-                timeout=left(deadline),
+                timeout=max(left(deadline), _GUARD_READ_S),
             )
         except KoBrowserError:
             continue
@@ -137,12 +164,15 @@ async def _read_guards(
         guard = await _guard_call(parent_session, owner_id, keep, deadline, None)
         if guard is not None:
             blocked += int(guard.get("blocked", 0))
+            misrouted += int(guard.get("misrouted", 0))
     return Guards(
-        int(own.get("ok", 0)),
-        blocked,
-        int(own.get("moves", 0)),
-        int(own.get("downs", 0)),
-        int(own.get("ups", 0)),
+        ok=int(own.get("ok", 0)),
+        blocked=blocked,
+        misrouted=misrouted,
+        moves=int(own.get("moves", 0)),
+        downs=int(own.get("downs", 0)),
+        ups=int(own.get("ups", 0)),
+        pressed=int(own.get("pressed", 0)),
     )
 
 
@@ -236,8 +266,8 @@ async def drag(
             await mouse.down(timeout=left(deadline))
             # The guard only protects the press: the release happens over
             # the drop target, which the guard would block.
-            pressed = await _read_guards(source, deadline, keep=True, wait={"mousedown": 1})
-            if pressed is not None and pressed[1]:
+            pressed = await _read_guards(source, deadline, keep=True, wait={"pointerdown": 1})
+            if pressed is not None and (pressed.blocked or pressed.misrouted):
                 await mouse.up(timeout=left(deadline))
                 await _read_guards(source, deadline)
                 raise NotInteractableError(

@@ -46,7 +46,14 @@ const describe = (el) => {
 };
 const GUARD_TYPES = ['pointerdown', 'pointerup', 'mousedown', 'mouseup', 'click',
   'dblclick', 'auxclick', 'contextmenu'];
-const armGuard = (el, ms) => {
+const armGuard = (el, ms, hop) => {
+  // One guard per frame on the way to the element. In the element's own
+  // frame, a button event reaches the page only if it lands in the element
+  // and the press of its click did too: a click is all or nothing. In a
+  // frame on the way (`hop`: el is the <iframe> holding the element), no
+  // button event of ours may reach the page at all: one that lands on the
+  // <iframe> itself was routed to this frame instead of into the child
+  // (Chrome's input routing not ready for that frame yet).
   const w = el.ownerDocument.defaultView;
   if (!w.__koGuardInstalled) {
     w.__koGuardInstalled = true;
@@ -56,8 +63,15 @@ const armGuard = (el, ms) => {
       // dispatch events to other elements at any time.
       if (!g || !e.isTrusted || performance.now() > g.until) return;
       g.counts[e.type] = (g.counts[e.type] || 0) + 1;
-      if (e.composedPath().includes(g.el)) { g.ok++; return; }
-      g.blocked++;
+      const onEl = e.composedPath().includes(g.el);
+      const press = e.type === 'pointerdown' || e.type === 'mousedown';
+      if (press) g.live = onEl;
+      if (!g.hop && onEl && g.live) {
+        g.ok++;
+        g.hits[e.type] = (g.hits[e.type] || 0) + 1;
+        return;
+      }
+      if (g.hop && onEl) g.misrouted++; else g.blocked++;
       e.stopImmediatePropagation();
       e.preventDefault();
     };
@@ -68,7 +82,8 @@ const armGuard = (el, ms) => {
       if (g && e.isTrusted) g.counts.mousemove = (g.counts.mousemove || 0) + 1;
     }, true);
   }
-  w.__koGuard = {el, ok: 0, blocked: 0, counts: {}, until: performance.now() + ms};
+  w.__koGuard = {el, hop: !!hop, live: false, ok: 0, blocked: 0, misrouted: 0, hits: {},
+    counts: {}, until: performance.now() + ms};
 };
 """
 
@@ -135,13 +150,13 @@ HOP = (
     if (hit === this) out.push([px, py]);
     else if (!cover) cover = describe(hit);
   }
-  if (out.length && guard) armGuard(this, guard);
+  if (out.length && guard) armGuard(this, guard, true);
   return {points: out, cover, offset: [ox, oy]};
 }"""
 )
 
 GUARD_READ = r"""async function(keep, wait) {
-  // `wait` ({mouseup: 2}): input to an out-of-process frame is delivered
+  // `wait` ({pointerup: 2}): input to an out-of-process frame is delivered
   // after the page session acknowledged it, so wait (briefly) until this
   // frame has seen the events before judging where they went.
   const w = (this.ownerDocument || document).defaultView;
@@ -153,8 +168,9 @@ GUARD_READ = r"""async function(keep, wait) {
       await new Promise((resolve) => setTimeout(resolve, 10));
   }
   if (!keep && w.__koGuard === g) w.__koGuard = null;
-  return g ? {ok: g.ok, blocked: g.blocked, moves: g.counts.mousemove || 0,
-    downs: g.counts.mousedown || 0, ups: g.counts.mouseup || 0} : null;
+  return g ? {ok: g.ok, blocked: g.blocked, misrouted: g.misrouted,
+    moves: g.counts.mousemove || 0, downs: g.counts.pointerdown || 0,
+    ups: g.counts.pointerup || 0, pressed: g.hits.pointerdown || 0} : null;
 }"""
 
 INFO = r"""function(what, arg) {

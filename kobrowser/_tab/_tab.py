@@ -610,9 +610,13 @@ class Tab:
 
         Waits (up to ``timeout``) until the element is visible, stable,
         enabled and is what receives the pointer; a point of the element not
-        covered by another is chosen. Pointer events that would reach any
-        other element (the page changed between the check and the click)
-        are blocked and the click is retried.
+        covered by another is chosen. A click is all or nothing: button
+        events that would reach any other element (the page changed between
+        the check and the click, or Chrome routed the input to a parent
+        frame) are blocked, and so is the rest of a click whose press went
+        elsewhere. A click none of whose press reached the element is sent
+        again (up to 5 times); one whose press landed but whose release went
+        elsewhere raises NotInteractableError rather than press twice.
 
         Args:
             element_id: the id from the latest snapshot.

@@ -14,6 +14,7 @@ __all__ = [
     "clear_log",
     "eval_in",
     "find",
+    "iframe",
     "page",
     "read_log",
     "shadow_widgets",
@@ -24,11 +25,15 @@ __all__ = [
 
 # Logs every interesting event into window.__log with the id of the nearest
 # element (through shadow roots) that has one, and that element's rect at the
-# time of the event (in its own frame's coordinates).
+# time of the event (in its own frame's coordinates). Button events are
+# logged as they bubble back to the window, so the log holds what the page's
+# own handlers got: kobrowser's click guard stops (in the window's capture
+# phase) any that would reach another element.
 RECORDER = r"""<script>
 window.__log = [];
-const __TYPES = ['pointerdown', 'pointerup', 'pointerover', 'mousedown', 'mouseup',
-  'mouseover', 'click', 'dblclick', 'auxclick', 'contextmenu', 'keydown', 'keyup',
+const __BUTTON = ['pointerdown', 'pointerup', 'mousedown', 'mouseup', 'click', 'dblclick',
+  'auxclick', 'contextmenu'];
+const __TYPES = [...__BUTTON, 'pointerover', 'mouseover', 'keydown', 'keyup',
   'input', 'change', 'focus', 'submit', 'dragstart', 'dragenter', 'drop', 'dragend',
   'wheel'];
 for (const t of __TYPES) addEventListener(t, (e) => {
@@ -41,7 +46,7 @@ for (const t of __TYPES) addEventListener(t, (e) => {
     button: e.button ?? null, detail: e.detail ?? null,
     rect: r && {left: r.left, top: r.top, right: r.right, bottom: r.bottom}});
   if (t === 'submit') e.preventDefault();
-}, true);
+}, !__BUTTON.includes(t));
 </script>"""
 
 

@@ -20,7 +20,7 @@ from kobrowser import NotInteractableError, Tab, WrongElementKindError
 from kobrowser._snapshot import Element, Snapshot
 from kobrowser._tab import _pointer
 
-from ._pages import CONTEXTS, clear_log, eval_in, find, read_log, widgets_url
+from ._pages import CONTEXTS, clear_log, eval_in, find, iframe, read_log, widgets_url
 
 pytestmark = pytest.mark.anyio
 
@@ -170,12 +170,12 @@ async def test_hover_gives_up_when_the_frame_never_sees_the_pointer(
     assert "never received the pointer" in str(info.value)
 
 
-async def test_click_presses_again_when_the_frame_saw_no_press(
+async def test_click_presses_again_when_chrome_routed_it_to_the_parent(
     ctx: tuple[Tab, Snapshot], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The release reached the element's frame but the press did not (Chrome sent
-    it to the page: an out-of-process frame's input routing not ready): no click
-    happened, so the click presses again instead of reporting success."""
+    """A click that a frame on the way got on its ``<iframe>`` (Chrome routed it
+    there: an out-of-process frame's input routing not ready) never reached the
+    element, so the click is sent again instead of reported as done."""
     tab, snap = ctx
     button = find(snap, "button", "Press me")
     original = _pointer._read_guards
@@ -183,18 +183,96 @@ async def test_click_presses_again_when_the_frame_saw_no_press(
 
     async def read_guards(target: Any, deadline: float, **kw: Any) -> Any:
         got = await original(target, deadline, **kw)
-        if kw.get("wait") == {"mouseup": 1}:
+        if kw.get("wait") == {"pointerup": 1}:
             reads.append(got)
             if got is not None and len(reads) == 1:
-                assert got.downs == got.ups == 1, got
-                return got._replace(downs=0)  # as if the press had gone to the page
+                assert (got.pressed, got.blocked, got.misrouted) == (1, 0, 0), got
+                return got._replace(pressed=0, misrouted=5)  # as if it went to the parent
         return got
 
     monkeypatch.setattr(_pointer, "_read_guards", read_guards)
     await tab.click(button.id)
     assert len(reads) == 2
-    # The page really got the first press here, so it saw two whole clicks.
+    # The page really got the first click here, so it saw two whole clicks.
     await assert_clicked(button, "btn", count=2)
+
+
+# A button that a cover jumps over when the mouse first arrives (after the
+# click's hit test) and that leaves as it is pressed: the press lands on the
+# cover and the release on the button. The page's own capture listeners run
+# before kobrowser's guard, so they count what really happened.
+SPRUNG = """
+<p>Before</p><button id="sprung" style="margin:20px">Sprung</button>
+<div id="cover" style="position:fixed;display:none;background:#f00"></div>
+<script>
+window.__covered = 0; window.__coverPresses = 0;
+const b = document.getElementById('sprung'), c = document.getElementById('cover');
+addEventListener('mousemove', (e) => {
+  if (!e.isTrusted || window.__covered) return;
+  window.__covered = 1;
+  const r = b.getBoundingClientRect();
+  Object.assign(c.style, {display: 'block', left: r.left - 5 + 'px', top: r.top - 5 + 'px',
+    width: r.width + 10 + 'px', height: r.height + 10 + 'px'});
+}, true);
+addEventListener('pointerdown', (e) => {
+  if (e.target === c) { window.__coverPresses++; c.remove(); }
+}, true);
+</script>
+"""
+
+# A button whose press throws a cover over it: the release lands on the cover.
+TRAP = """
+<p>Before</p><button id="trap" style="margin:20px">Trap</button>
+<div id="cover" style="position:fixed;display:none;background:#f00"></div>
+<script>
+const b = document.getElementById('trap'), c = document.getElementById('cover');
+b.addEventListener('pointerdown', () => {
+  const r = b.getBoundingClientRect();
+  Object.assign(c.style, {display: 'block', left: r.left - 5 + 'px', top: r.top - 5 + 'px',
+    width: r.width + 10 + 'px', height: r.height + 10 + 'px'});
+});
+</script>
+"""
+
+
+def _placed(page_url: Any, body: str, where: str) -> str:
+    if where == "plain":
+        return str(page_url(body))
+    inner = page_url(body, cross=True)
+    return str(page_url(iframe(inner, 400, 200, "Frame")))
+
+
+@pytest.mark.parametrize("where", ["plain", "cross-origin-frame"])
+async def test_click_whose_press_landed_elsewhere_is_sent_again_whole(
+    open_tab: Any, page_url: Any, where: str
+) -> None:
+    """No part of a click whose press went to another element reaches the page;
+    the click is sent again and the element gets exactly one whole click."""
+    async with open_tab(_placed(page_url, SPRUNG, where)) as tab:
+        snap = await tab.snapshot()
+        button = find(snap, "button", "Sprung")
+        await tab.click(button.id)
+        assert await js(button, "[win.__covered, win.__coverPresses]") == [1, 1]
+        await assert_clicked(button, "sprung")
+
+
+@pytest.mark.parametrize("where", ["plain", "cross-origin-frame"])
+async def test_click_whose_release_went_elsewhere_is_not_sent_again(
+    open_tab: Any, page_url: Any, where: str
+) -> None:
+    """The element was pressed but the release was blocked: pressing again would
+    act twice, so the click raises and the element saw exactly one press."""
+    async with open_tab(_placed(page_url, TRAP, where)) as tab:
+        snap = await tab.snapshot()
+        button = find(snap, "button", "Trap")
+        with pytest.raises(NotInteractableError, match="was pressed, but the rest") as info:
+            await tab.click(button.id)
+        assert info.value.element_id == button.id
+        log = await read_log(button, *MOUSE_TYPES)
+        assert [(e["type"], e["target"]) for e in log] == [
+            ("pointerdown", "trap"),
+            ("mousedown", "trap"),
+        ]
 
 
 async def test_pointer_drag(ctx: tuple[Tab, Snapshot]) -> None:
