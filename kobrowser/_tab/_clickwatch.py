@@ -86,24 +86,10 @@ def _backend_id(raw: msgspec.Raw) -> int:
     return _DESCRIBED.decode(raw).node.backendNodeId
 
 
-class _Frame(msgspec.Struct, gc=False):
-    id: str
-
-
-class _FrameTreeNode(msgspec.Struct, gc=False):
-    frame: _Frame
-    childFrames: list[_FrameTreeNode] = []
-
-
-class _FrameTree(msgspec.Struct, gc=False):
-    frameTree: _FrameTreeNode
-
-
 class _World(msgspec.Struct, gc=False):
     executionContextId: int
 
 
-_FRAME_TREE: Final = msgspec.json.Decoder(_FrameTree)
 _WORLD_DECODER: Final = msgspec.json.Decoder(_World)
 
 
@@ -111,14 +97,14 @@ def _context_of(raw: msgspec.Raw) -> int:
     return _WORLD_DECODER.decode(raw).executionContextId
 
 
-def _frame_ids(raw: msgspec.Raw) -> list[str]:
-    """Every frame id of a ``Page.getFrameTree`` result, the top one first."""
+def _frame_ids(tree: dict[str, Any]) -> list[str]:
+    """Every frame id of a ``Page.getFrameTree`` result."""
     out: list[str] = []
-    stack = [_FRAME_TREE.decode(raw).frameTree]
+    stack = [tree["frameTree"]]
     while stack:
         node = stack.pop()
-        out.append(node.frame.id)
-        stack.extend(node.childFrames)
+        out.append(node["frame"]["id"])
+        stack.extend(node.get("childFrames", []))
     return out
 
 
@@ -326,10 +312,10 @@ class ClickWatch:
     async def _stop(self, timeout: float) -> None:
         """Stop the watcher in the world of every frame of the page session."""
         page = self._page
-        raw = await page.send_raw("Page.getFrameTree", timeout=timeout)
+        tree = await page.send("Page.getFrameTree", timeout=timeout)
         calls: list[BatchCall] = [
             (page, "Page.createIsolatedWorld", {"frameId": f, "worldName": WORLD}, _context_of)
-            for f in _frame_ids(raw)
+            for f in _frame_ids(tree)
         ]
         worlds = await page.connection.call_many(calls, timeout=timeout)
         stops: list[BatchCall] = [
