@@ -64,7 +64,14 @@ const armGuard = (el, ms, hop) => {
       // dispatch events to other elements at any time.
       if (!g || !e.isTrusted || performance.now() > g.until) return;
       g.counts[e.type] = (g.counts[e.type] || 0) + 1;
-      const onEl = e.composedPath().includes(g.el);
+      const path = e.composedPath();
+      const onEl = path.includes(g.el);
+      if (!g.hop && !onEl && e.type === 'click' && g.hits.click) {
+        // A <label>'s own click, once it reached the label, goes on to
+        // its control (as a trusted click): that is the label's click.
+        const label = g.el.closest('label');
+        if (label && label.control && path.includes(label.control)) return;
+      }
       const press = e.type === 'pointerdown' || e.type === 'mousedown';
       if (press) g.live = onEl;
       if (!g.hop && onEl && g.live) {

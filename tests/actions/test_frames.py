@@ -275,6 +275,36 @@ async def test_click_whose_release_went_elsewhere_is_not_sent_again(
         ]
 
 
+LABELS = """
+<label for="agree" id="lab">Agree to the terms</label> <input type="checkbox" id="agree"
+  aria-label="Agree"><br>
+<label id="wrap"><input type="checkbox" id="news">Send news</label>
+<script>
+window.__changes = [];
+addEventListener('change', (e) => window.__changes.push(e.target.id), true);
+</script>
+"""
+
+
+@pytest.mark.parametrize("where", ["plain", "cross-origin-frame"])
+async def test_click_on_a_label_reaches_its_control(
+    open_tab: Any, page_url: Any, where: str
+) -> None:
+    """A label passes its click on to its control; the guard lets that through
+    (once), so clicking a label's text ticks the box exactly once."""
+    async with open_tab(_placed(page_url, LABELS, where)) as tab:
+        snap = await tab.snapshot()
+        label = find(snap, "text", "Agree to the terms")
+        await tab.click(label.id)
+        assert await js(label, "[win.document.getElementById('agree').checked, win.__changes]") == [
+            True,
+            ["agree"],
+        ]
+        news = find(snap, "checkbox", "Send news")
+        await tab.click(news.id)
+        assert await js(news, "[el.checked, win.__changes]") == [True, ["agree", "news"]]
+
+
 async def test_pointer_drag(ctx: tuple[Tab, Snapshot]) -> None:
     tab, snap = ctx
     handle, zone = find(snap, "button", "Handle"), find(snap, "region", "Zone")
