@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
+from .cdp import LeanClickableDecode
 from .snapshot._ax import gc_paused
 
 if TYPE_CHECKING:
@@ -174,7 +175,7 @@ class ClickableMaps:
             session,
             "DOMSnapshot.captureSnapshot",
             PARAMS,
-            functools.partial(self._arrived, session),
+            LeanClickableDecode(functools.partial(self._arrived, session)),
         )
 
     def _arrived(self, session: CDPSession, raw: msgspec.Raw) -> Mapping[int, int]:

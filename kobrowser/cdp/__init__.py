@@ -11,7 +11,7 @@ which (``"pipe-cbor"``, ``"pipe-json"`` or ``"websocket"``).
 
 from __future__ import annotations
 
-from ._connection import BatchCall, Connection, Decode, LeanAXDecode
+from ._connection import BatchCall, Connection, Decode, LeanAXDecode, LeanClickableDecode
 from ._launcher import TRANSPORTS, ChromeProcess, choose_transport, find_chrome, resolve_endpoint
 from ._pipe import PipeTransport, cbor_codec
 from ._profiles import sweep_stale_profiles
@@ -29,6 +29,7 @@ __all__ = [
     "Decode",
     "EventStream",
     "LeanAXDecode",
+    "LeanClickableDecode",
     "PipeTransport",
     "Transport",
     "WsprotoTransport",

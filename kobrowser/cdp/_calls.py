@@ -21,7 +21,16 @@ import msgspec
 from .._exceptions import CDPTimeoutError, KoBrowserError
 from ._session import CDPSession
 
-__all__ = ["EMPTY", "Batch", "BatchCall", "Call", "Decode", "LeanAXDecode", "expire_call"]
+__all__ = [
+    "EMPTY",
+    "Batch",
+    "BatchCall",
+    "Call",
+    "Decode",
+    "LeanAXDecode",
+    "LeanClickableDecode",
+    "expire_call",
+]
 
 EMPTY = msgspec.Raw(b"{}")
 
@@ -41,6 +50,27 @@ class LeanAXDecode:
     ``parentId`` ...), so there is less JSON to write and to skip. Decoded
     with those structs, a lean result and a whole one are equal; on other
     transports the decoder simply gets the whole result.
+    """
+
+    __slots__ = ("decode",)
+
+    def __init__(self, decode: Decode) -> None:
+        self.decode = decode
+
+    def __call__(self, raw: msgspec.Raw) -> Any:
+        return self.decode(raw)
+
+
+class LeanClickableDecode:
+    """A :meth:`Connection.call_many` decoder of a ``DOMSnapshot.captureSnapshot``
+    result taken for the clickable map (``kobrowser._clickable``).
+
+    Marks the call so that the CBOR pipe hands it a lean result: each
+    document keeps only its nodes and layout, and those only the arrays the
+    clickable map reads (``CLICKABLE_*_KEYS`` in ``_cbor.c``); the text
+    boxes, bounds, attributes and node values are left out unread. Decoded
+    with the clickable map's structs, a lean result and a whole one are
+    equal; on other transports the decoder gets the whole result.
     """
 
     __slots__ = ("decode",)

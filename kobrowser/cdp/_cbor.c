@@ -26,6 +26,17 @@
  *       dropped value held in an envelope is stepped over without reading
  *       it (its length is still checked); the output is otherwise the same.
  *
+ *   to_json(buffer, lean, lean_clickable) -> bytes
+ *       Also: when the top-level "id" is in the set ``lean_clickable``, it
+ *       is taken out and the result is transcoded as a lean
+ *       DOMSnapshot.captureSnapshot answer for the clickable map: each
+ *       document map (result.documents[i]) keeps only CLICKABLE_DOCUMENT_KEYS
+ *       and the maps inside it (its nodes, layout ...) only
+ *       CLICKABLE_SECTION_KEYS. The rest (text boxes, bounds as doubles,
+ *       attributes, node values) is stepped over, as above. Both tuples are
+ *       module attributes, so a test can hold them against the decoder's
+ *       structs (kobrowser/_clickable.py).
+ *
  *   encode_call(id, method, params, session_id) -> bytes
  *   encode(value) -> bytes
  *       Chrome's enveloped CBOR: every map and array enveloped, integers in
@@ -107,8 +118,10 @@ typedef struct {
     int depth;
     int have_id;
     long long call_id;
-    PyObject *lean;   /* set of call ids answered lean, or NULL */
-    int lean_depth;   /* depth of the lean result map; 0: not lean */
+    PyObject *lean;       /* set of call ids answered lean (AX trees), or NULL */
+    PyObject *lean_click; /* set of call ids answered lean (clickable maps), or NULL */
+    int lean_depth;       /* depth of the lean result map; 0: not lean */
+    int lean_kind;        /* 1: a lean AX tree, 2: a lean clickable map */
 } Dec;
 
 static int fail(Dec *d, Py_ssize_t offset, const char *fmt, ...) {
@@ -417,12 +430,27 @@ static int key(Dec *d, const uint8_t **text, Py_ssize_t *text_len) {
 static const char *const LEAN_NODE_DROP[] = {"sources", "chromeRole", "parentId", "ignoredReasons",
                                              "frameId", "description", NULL};
 
-/* Whether a lean answer drops key ``name`` (lean 1: in a node, 2: inside one). */
-static int lean_drops(int lean, const uint8_t *name, Py_ssize_t len) {
-    if (lean == 2) return len == 7 && memcmp(name, "sources", 7) == 0;
-    for (const char *const *k = LEAN_NODE_DROP; *k != NULL; k++)
+/* Keys a lean clickable map keeps: in a document, and in a map inside one
+ * (the fields of _Document, _Nodes and _Layout in kobrowser/_clickable.py). */
+static const char *const CLICKABLE_DOCUMENT_KEYS[] = {"nodes", "layout", NULL};
+static const char *const CLICKABLE_SECTION_KEYS[] = {"parentIndex", "nodeType", "nodeName",
+    "backendNodeId", "isClickable", "shadowRootType", "nodeIndex", "styles", NULL};
+
+static int listed(const char *const *keys, const uint8_t *name, Py_ssize_t len) {
+    for (const char *const *k = keys; *k != NULL; k++)
         if ((Py_ssize_t)strlen(*k) == len && memcmp(name, *k, (size_t)len) == 0) return 1;
     return 0;
+}
+
+/* Whether a lean answer drops key ``name``: lean 1 in an AX node, 2 in a map
+ * directly inside one; 3 in a captureSnapshot document, 4 in a map inside one. */
+static int lean_drops(int lean, const uint8_t *name, Py_ssize_t len) {
+    switch (lean) {
+    case 1: return listed(LEAN_NODE_DROP, name, len);
+    case 2: return len == 7 && memcmp(name, "sources", 7) == 0;
+    case 3: return !listed(CLICKABLE_DOCUMENT_KEYS, name, len);
+    default: return !listed(CLICKABLE_SECTION_KEYS, name, len);
+    }
 }
 
 /* Step over an enveloped item (tag 24 on a byte string) without reading
@@ -444,6 +472,21 @@ static int skip_enveloped(Dec *d) {
     return 1;
 }
 
+/* Whether the answer's call id is in a lean set (taking it out): 1 for the
+ * AX trees' set, 2 for the clickable maps', 0 for neither, -1 on error. */
+static int lean_kind_of(Dec *d) {
+    PyObject *sets[2] = {d->lean, d->lean_click};
+    for (int k = 0; k < 2; k++) {
+        if (sets[k] == NULL || PySet_GET_SIZE(sets[k]) == 0) continue;
+        PyObject *id = PyLong_FromLongLong(d->call_id);
+        if (id == NULL) return -1;
+        int found = PySet_Discard(sets[k], id);
+        Py_DECREF(id);
+        if (found != 0) return found < 0 ? -1 : k + 1;
+    }
+    return 0;
+}
+
 static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64_t count) {
     Out *o = &d->out;
     if (++d->depth > MAX_DEPTH) return fail(d, head, "malformed CBOR: nested deeper than %d", MAX_DEPTH);
@@ -453,11 +496,11 @@ static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64
         return fail(d, head, "truncated CBOR: the %s declares %llu items, %zd bytes are left",
                     is_map ? "map" : "array", (unsigned long long)count, d->size - d->pos);
     int top = is_map && d->depth == 1;
-    /* lean answer: 1 in a node map, 2 in a map directly inside a node */
+    /* lean answer: which keys this map drops (see lean_drops) */
     int lean = 0;
     if (is_map && d->lean_depth) {
-        if (d->depth == d->lean_depth + 2) lean = 1;
-        else if (d->depth == d->lean_depth + 3) lean = 2;
+        if (d->depth == d->lean_depth + 2) lean = d->lean_kind == 1 ? 1 : 3;
+        else if (d->depth == d->lean_depth + 3) lean = d->lean_kind == 1 ? 2 : 4;
     }
     Py_ssize_t written = 0;
     for (uint64_t n = 0;; n++) {
@@ -490,14 +533,12 @@ static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64
                 continue;
             }
             if (top && name != NULL && name_len == 6 && memcmp(name, "result", 6) == 0 &&
-                d->lean != NULL && d->have_id && PySet_GET_SIZE(d->lean) > 0) {
-                PyObject *id = PyLong_FromLongLong(d->call_id);
-                if (id == NULL) return -1;
-                int found = PySet_Discard(d->lean, id);
-                Py_DECREF(id);
-                if (found < 0) return -1;
-                if (found) {
+                d->have_id) {
+                int kind = lean_kind_of(d);
+                if (kind < 0) return -1;
+                if (kind) {
                     d->lean_depth = d->depth + 1;
+                    d->lean_kind = kind;
                     int rc = item(d);
                     d->lean_depth = 0;
                     if (rc < 0) return -1;
@@ -622,19 +663,21 @@ static int item(Dec *d) {
 
 static PyObject *to_json(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs < 1 || nargs > 2) {
-        PyErr_SetString(PyExc_TypeError, "to_json(data, lean=None) takes 1 or 2 arguments");
+    if (nargs < 1 || nargs > 3) {
+        PyErr_SetString(PyExc_TypeError,
+                        "to_json(data, lean=None, lean_clickable=None) takes 1 to 3 arguments");
         return NULL;
     }
-    PyObject *lean = nargs == 2 && args[1] != Py_None ? args[1] : NULL;
-    if (lean != NULL && !PySet_Check(lean)) {
-        PyErr_SetString(PyExc_TypeError, "to_json: lean must be a set of call ids or None");
+    PyObject *lean = nargs >= 2 && args[1] != Py_None ? args[1] : NULL;
+    PyObject *lean_click = nargs == 3 && args[2] != Py_None ? args[2] : NULL;
+    if ((lean != NULL && !PySet_Check(lean)) || (lean_click != NULL && !PySet_Check(lean_click))) {
+        PyErr_SetString(PyExc_TypeError, "to_json: lean sets must be sets of call ids or None");
         return NULL;
     }
     Py_buffer view;
     if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
     Dec d = {.buf = view.buf, .size = view.len, .pos = 0, .depth = 0, .have_id = 0, .call_id = 0,
-             .lean = lean, .lean_depth = 0};
+             .lean = lean, .lean_click = lean_click, .lean_depth = 0, .lean_kind = 0};
     PyObject *result = NULL;
     if (out_init(&d.out, view.len + view.len / 8 + 64) == 0) {
         if (view.len == 0) {
@@ -865,7 +908,7 @@ static PyObject *set_default(PyObject *self, PyObject *hook) {
 
 static PyMethodDef methods[] = {
     {"to_json", (PyCFunction)(void (*)(void))to_json, METH_FASTCALL,
-     "to_json(data, lean=None) -> one CBOR message as compact JSON bytes."},
+     "to_json(data, lean=None, lean_clickable=None) -> one CBOR message as compact JSON bytes."},
     {"encode_call", (PyCFunction)(void (*)(void))encode_call, METH_FASTCALL,
      "encode_call(call_id, method, params, session_id) -> Chrome's enveloped CBOR of a call."},
     {"encode", encode, METH_O, "Encode a value as Chrome's enveloped CBOR."},
@@ -877,8 +920,9 @@ static PyMethodDef methods[] = {
  * behaviour). Bump it together with _pipe.py's _CODEC_ABI on every such
  * change: a build left over from an older _cbor.c (an editable install not
  * rebuilt) is then refused at import and the JSON pipe used, instead of
- * failing every launch. 2: to_json(data, lean). */
-#define CODEC_ABI 2
+ * failing every launch. 2: to_json(data, lean). 3: to_json(data, lean,
+ * lean_clickable) and the CLICKABLE_*_KEYS attributes. */
+#define CODEC_ABI 3
 
 static int exec_module(PyObject *module) {
     init_tables();
@@ -917,6 +961,27 @@ static int exec_module(PyObject *module) {
     if (CBORError == NULL) return -1;
     if (PyModule_AddObjectRef(module, "CBORError", CBORError) < 0) return -1;
     if (PyModule_AddIntConstant(module, "ABI", CODEC_ABI) < 0) return -1;
+    const char *const *const lists[2] = {CLICKABLE_DOCUMENT_KEYS, CLICKABLE_SECTION_KEYS};
+    const char *const names[2] = {"CLICKABLE_DOCUMENT_KEYS", "CLICKABLE_SECTION_KEYS"};
+    for (int i = 0; i < 2; i++) {
+        PyObject *keys = PyList_New(0);
+        if (keys == NULL) return -1;
+        for (const char *const *k = lists[i]; *k != NULL; k++) {
+            PyObject *key = PyUnicode_FromString(*k);
+            if (key == NULL || PyList_Append(keys, key) < 0) {
+                Py_XDECREF(key);
+                Py_DECREF(keys);
+                return -1;
+            }
+            Py_DECREF(key);
+        }
+        PyObject *tuple = PyList_AsTuple(keys);
+        Py_DECREF(keys);
+        if (tuple == NULL) return -1;
+        int rc = PyModule_AddObjectRef(module, names[i], tuple);
+        Py_DECREF(tuple);
+        if (rc < 0) return -1;
+    }
     return 0;
 }
 

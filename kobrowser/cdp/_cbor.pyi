@@ -12,7 +12,13 @@ class CBORError(ValueError):
     call_id: int | None
     def __init__(self, message: str, offset: int, call_id: int | None = None) -> None: ...
 
-def to_json(data: Buffer, lean: set[int] | None = None, /) -> bytes: ...
+ABI: int
+CLICKABLE_DOCUMENT_KEYS: tuple[str, ...]
+CLICKABLE_SECTION_KEYS: tuple[str, ...]
+
+def to_json(
+    data: Buffer, lean: set[int] | None = None, lean_clickable: set[int] | None = None, /
+) -> bytes: ...
 def encode_call(
     call_id: int, method: str, params: dict[str, Any] | None, session_id: str | None, /
 ) -> bytes: ...

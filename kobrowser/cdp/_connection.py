@@ -31,7 +31,15 @@ from .._exceptions import (
     TargetClosedError,
 )
 from .._validate import seconds
-from ._calls import Batch, BatchCall, Call, Decode, LeanAXDecode, expire_call
+from ._calls import (
+    Batch,
+    BatchCall,
+    Call,
+    Decode,
+    LeanAXDecode,
+    LeanClickableDecode,
+    expire_call,
+)
 from ._events import ATTACHED, DETACHED, TARGET_REF
 from ._session import CDPSession
 from ._transport import on_asyncio
@@ -49,7 +57,7 @@ if TYPE_CHECKING:
 
     from ._transport import Transport
 
-__all__ = ["BatchCall", "Connection", "Decode", "LeanAXDecode"]
+__all__ = ["BatchCall", "Connection", "Decode", "LeanAXDecode", "LeanClickableDecode"]
 
 _log = logging.getLogger("kobrowser.cdp")
 _ID_HEAD = re.compile(rb'\{"id":(\d{1,15})[,}]')  # how Chrome's replies start
@@ -102,8 +110,10 @@ class Connection:
             transport, "encode_call", encode_call
         )
         # Ids of the calls whose answers the transport should make lean
-        # (LeanAXDecode), when it can; it takes an id out once answered.
+        # (LeanAXDecode, LeanClickableDecode), when it can; it takes an id
+        # out once answered.
         self._lean_ids: set[int] | None = getattr(transport, "lean_ids", None)
+        self._lean_clickable_ids: set[int] | None = getattr(transport, "lean_clickable_ids", None)
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -265,6 +275,7 @@ class Connection:
         ids: list[int] = []
         pending = self._pending
         lean_ids = self._lean_ids
+        lean_clickable_ids = self._lean_clickable_ids
         leaned = False
         timer: asyncio.TimerHandle | None = None
         try:
@@ -282,9 +293,14 @@ class Connection:
                     batch.left += 1
                     pending[call_id] = call
                     ids.append(call_id)
-                    if lean_ids is not None and decoder.__class__ is LeanAXDecode:
-                        lean_ids.add(call_id)
-                        leaned = True
+                    if lean_ids is not None:
+                        kind = decoder.__class__
+                        if kind is LeanAXDecode:
+                            lean_ids.add(call_id)
+                            leaned = True
+                        elif kind is LeanClickableDecode and lean_clickable_ids is not None:
+                            lean_clickable_ids.add(call_id)
+                            leaned = True
                     await self._transport.send(
                         self._encode_call(call_id, method, params, session.id)
                     )
@@ -305,6 +321,8 @@ class Connection:
             if leaned:
                 assert lean_ids is not None
                 lean_ids.difference_update(ids)  # calls never answered
+                if lean_clickable_ids is not None:
+                    lean_clickable_ids.difference_update(ids)
         for call in batch.calls:
             results.append(call.error if call.error is not None else call.result)
         return results

@@ -17,7 +17,15 @@ import pytest
 from _server import PageServer
 
 import kobrowser
-from kobrowser.cdp import ChromeProcess, Connection, cbor_codec, find_chrome, open_transport
+from kobrowser import _clickable
+from kobrowser.cdp import (
+    ChromeProcess,
+    Connection,
+    LeanClickableDecode,
+    cbor_codec,
+    find_chrome,
+    open_transport,
+)
 from kobrowser.cdp._launcher import _DEVTOOLS_LINE
 
 pytestmark = pytest.mark.anyio
@@ -27,6 +35,7 @@ NAMES = '名前 漢字 😀🚀 é ß "quoted" back\\slash tab\tnew\nline \u2028
 PAGE = f"""<!doctype html><html><head><meta charset=utf-8><title>同じ 😀</title></head>
 <body><h1>{NAMES}</h1><button aria-label="{NAMES.replace('"', "&quot;")}">x</button>
 <input aria-label="名前" value="値 🚀"><a href="/x">リンク é</a>
+<div onclick="void 0">クリック行 😀</div><span style="cursor:pointer">指 pointer</span>
 <iframe title="外 frame" src="CROSS"></iframe><p>{"長い文 " * 400}</p></body></html>"""
 CHILD = """<!doctype html><meta charset=utf-8><title>子</title>
 <h2>子フレーム 🧒</h2><button>押す é</button>"""
@@ -99,6 +108,22 @@ async def test_cbor_pipe_and_websocket_read_the_same_json(server: PageServer) ->
                 raw_pipe = await page_pipe.send_raw(method, params)
                 raw_ws = await page_ws.send_raw(method, params)
                 assert msgspec.json.decode(raw_pipe) == msgspec.json.decode(raw_ws), method
+            # The clickable map's lean answer on the pipe reads as Chrome's whole one.
+            [lean] = await over_pipe.call_many(
+                [
+                    (
+                        page_pipe,
+                        "DOMSnapshot.captureSnapshot",
+                        _clickable.PARAMS,
+                        LeanClickableDecode(bytes),
+                    )
+                ]
+            )
+            whole = bytes(await page_ws.send_raw("DOMSnapshot.captureSnapshot", _clickable.PARAMS))
+            assert b'"bounds"' in whole and b'"bounds"' not in lean
+            assert _clickable._DECODER.decode(lean) == _clickable._DECODER.decode(whole)
+            found = _clickable.clickable_from_snapshot(lean)
+            assert len(found) >= 3 and found == _clickable.clickable_from_snapshot(whole)
             tree = msgspec.json.decode(await page_pipe.send_raw("Accessibility.getFullAXTree"))
             names = [str(n.get("name", {}).get("value")) for n in tree["nodes"]]
             assert any("名前 漢字 😀🚀 é ß" in name for name in names), names[:20]
@@ -135,6 +160,9 @@ async def test_snapshots_and_id_maps_are_the_same_on_every_transport(server: Pag
             await tab.wait_for_load("networkidle")
             snap = await tab.snapshot()
             assert "子フレーム 🧒" in snap.text and "😀🚀" in snap.text
+            # The clickable map reached the snapshot (lean on the CBOR pipe).
+            assert ': generic "クリック行 😀" clickable\n' in snap.text, snap.text
+            assert ': text "指 pointer" clickable\n' in snap.text, snap.text
             results[kind] = (snap.text, _id_map(snap))
     first = results[kinds[0]]
     for kind in kinds[1:]:

@@ -1,0 +1,197 @@
+"""Lean transcoding of the clickable map's captureSnapshot answers
+(``to_json(data, lean, lean_clickable)``, LeanClickableDecode).
+
+A lean answer keeps, in each document, only what the clickable map's
+structs read; decoded with them it must equal the whole answer, and so must
+the map itself (hypothesis-generated captureSnapshot-shaped answers, with
+Chrome's UTF-16 strings and fractional bounds).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+import pytest
+from _examples import examples
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kobrowser import _clickable
+from kobrowser.cdp import cbor_codec
+
+from ._cbor_ref import chrome_encode
+
+codec = cbor_codec()
+pytestmark = pytest.mark.skipif(codec is None, reason="kobrowser.cdp._cbor is not built")
+
+small = st.integers(-1, 12)
+ints = st.lists(small, max_size=6)
+text = st.text(st.characters(exclude_categories=["Cs"]), max_size=8)
+rare = st.fixed_dictionaries({"index": ints}, optional={"value": ints})
+rect = st.lists(st.floats(-1e4, 1e4, allow_nan=False), min_size=4, max_size=4)
+nodes = st.fixed_dictionaries(
+    {},
+    optional={
+        "parentIndex": ints,
+        "nodeType": st.lists(st.sampled_from([1, 3, 9, 11]), max_size=6),
+        "nodeName": ints,
+        "nodeValue": ints,
+        "backendNodeId": st.lists(st.integers(1, 2**31 - 1), max_size=6),
+        "attributes": st.lists(ints, max_size=3),
+        "textValue": rare,
+        "inputValue": rare,
+        "isClickable": rare,
+        "shadowRootType": rare,
+        "contentDocumentIndex": rare,
+        "currentSourceURL": rare,
+    },
+)
+layout = st.fixed_dictionaries(
+    {},
+    optional={
+        "nodeIndex": ints,
+        "styles": st.lists(ints, max_size=4),
+        "bounds": st.lists(rect, max_size=4),
+        "text": ints,
+        "stackingContexts": rare,
+        "offsetRects": st.lists(rect, max_size=2),
+    },
+)
+document = st.fixed_dictionaries(
+    {"nodes": nodes, "layout": layout},
+    optional={
+        "documentURL": small,
+        "title": small,
+        "frameId": small,
+        "textBoxes": st.fixed_dictionaries(
+            {"layoutIndex": ints, "bounds": st.lists(rect, max_size=3), "start": ints}
+        ),
+        "scrollOffsetX": st.floats(0, 1e4),
+        "contentWidth": st.floats(0, 1e4),
+    },
+)
+answer = st.fixed_dictionaries(
+    {
+        "documents": st.lists(document, max_size=3),
+        "strings": st.lists(st.one_of(text, st.sampled_from(["pointer", "BODY", "HTML"]))),
+    }
+)
+
+
+def _message(call_id: int, result: dict[str, Any], utf16: bool) -> bytes:
+    return chrome_encode({"id": call_id, "result": result, "sessionId": "S9"}, utf16=utf16)
+
+
+def _map(raw: bytes) -> Any:
+    try:
+        return _clickable.clickable_from_snapshot(raw)
+    except (IndexError, ValueError, msgspec.ValidationError) as exc:  # malformed: same failure
+        return type(exc)
+
+
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(answer, st.booleans())
+def test_a_lean_answer_decodes_to_the_same_clickable_map(
+    result: dict[str, Any], utf16: bool
+) -> None:
+    data = _message(7, result, utf16)
+    whole = json.loads(codec.to_json(data))
+    ax, clickable = {8}, {7, 9}
+    lean = json.loads(codec.to_json(data, ax, clickable))  # valid JSON, whatever was left out
+    assert (ax, clickable) == ({8}, {9})  # the answered id is taken out
+    assert lean["id"] == 7 and lean["sessionId"] == "S9"
+    assert lean["result"]["strings"] == whole["result"]["strings"]
+    for doc in lean["result"]["documents"]:
+        assert set(doc) <= set(codec.CLICKABLE_DOCUMENT_KEYS)
+        for section in doc.values():
+            assert set(section) <= set(codec.CLICKABLE_SECTION_KEYS)
+    lean_raw = msgspec.json.encode(lean["result"])
+    whole_raw = msgspec.json.encode(whole["result"])
+    decode = _clickable._DECODER.decode
+    try:
+        expected = decode(whole_raw)
+    except msgspec.ValidationError:
+        with pytest.raises(msgspec.ValidationError):
+            decode(lean_raw)
+    else:
+        assert decode(lean_raw) == expected
+    assert _map(lean_raw) == _map(whole_raw)
+
+
+def test_the_kept_keys_are_the_ones_the_clickable_structs_read() -> None:
+    # A field added to the structs without adding it to the codec's lists
+    # would be silently missing on the CBOR pipe.
+    assert set(codec.CLICKABLE_DOCUMENT_KEYS) == set(_clickable._Document.__struct_fields__)
+    assert set(codec.CLICKABLE_SECTION_KEYS) == set(_clickable._Nodes.__struct_fields__) | set(
+        _clickable._Layout.__struct_fields__
+    )
+
+
+def test_a_lean_clickable_answer_leaves_out_exactly_the_unread_keys() -> None:
+    result = {
+        "documents": [
+            {
+                "documentURL": 0,
+                "nodes": {
+                    "parentIndex": [-1, 0],
+                    "nodeType": [9, 1],
+                    "nodeName": [1, 2],
+                    "nodeValue": [-1, -1],
+                    "backendNodeId": [1, 5],
+                    "attributes": [[], [3, 4]],
+                    "isClickable": {"index": [1]},
+                },
+                "layout": {"nodeIndex": [1], "styles": [[0]], "bounds": [[0.5, 1.25, 10.0, 2.75]]},
+                "textBoxes": {"layoutIndex": [], "bounds": [], "start": [], "length": []},
+            }
+        ],
+        "strings": ["pointer", "#document", "BUTTON", "id", "b"],
+    }
+    data = _message(4, result, False)
+    assert codec.to_json(data, None, {4}) == (
+        b'{"id":4,"result":{"documents":[{"nodes":{"parentIndex":[-1,0],"nodeType":[9,1],'
+        b'"nodeName":[1,2],"backendNodeId":[1,5],"isClickable":{"index":[1]}},'
+        b'"layout":{"nodeIndex":[1],"styles":[[0]]}}],'
+        b'"strings":["pointer","#document","BUTTON","id","b"]},"sessionId":"S9"}'
+    )
+    whole = codec.to_json(data)
+    assert b'"bounds"' in whole and b'"textBoxes"' in whole
+    # Another id, empty sets or None: whole. The AX set makes it an AX-lean
+    # answer, which leaves these keys alone.
+    assert (
+        codec.to_json(data, None, {5})
+        == codec.to_json(data, set(), set())
+        == codec.to_json(data, None, None)
+        == codec.to_json(data, {4})
+        == whole
+    )
+
+
+def test_lean_clickable_still_checks_the_input() -> None:
+    result = {"documents": [{"nodes": {"parentIndex": [7]}}], "strings": []}
+    data = _message(3, result, False)
+    assert data.count(b"\x9f\x07\xff") == 1
+    bad = data.replace(b"\x9f\x07\xff", b"\x9f\xc1\xff")  # an unsupported tag, same length
+    with pytest.raises(codec.CBORError, match="tag 1") as info:
+        codec.to_json(bad, None, {3})
+    assert info.value.call_id == 3
+    with pytest.raises(TypeError):
+        codec.to_json(data, None, [3])
+    with pytest.raises(TypeError):
+        codec.to_json(data, None, None, None)
+
+
+@settings(max_examples=examples(2000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=200), st.integers(0, 3))
+def test_random_bytes_with_lean_sets_give_json_or_an_error(data: bytes, call_id: int) -> None:
+    # A reply prefix keeps the fuzz inside a "result" with a lean call id.
+    prefix = chrome_encode({"id": call_id})[:-1] + b"\x66result"
+    for blob in (data, prefix + data):
+        try:
+            out = codec.to_json(blob, {0, 1}, {2, 3})
+        except codec.CBORError as exc:
+            assert 0 <= exc.offset <= len(blob)
+        else:
+            json.loads(out)
