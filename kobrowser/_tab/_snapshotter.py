@@ -153,9 +153,11 @@ class Snapshotter:
         if watch is not None and maps is not None:
             watch.after(maps)
         root_nodes = fetched.root.nodes
-        if mirror is not None and top is None:
+        # A fresh snapshot is a one-off full read: it starts no mirror (a
+        # scraper's single snapshot of a big page must not set off a crawl).
+        if mirror is not None and top is None and not fresh:
             mirror.after_full(len(root_nodes), timeout=timeout)
-        if mirror is not None and oopifs:
+        if mirror is not None and oopifs and not fresh:
             counts = {
                 session: len(read.nodes)
                 for frame_id, session, _ in oopifs
@@ -163,7 +165,7 @@ class Snapshotter:
             }
             mirror.after_frames(counts, timeout=timeout)
         if mirror is not None:
-            _after_same_frames(mirror, fetched, oopifs, same, timeout)
+            _after_same_frames(mirror, fetched, oopifs, same, timeout, start=not fresh)
         raw_title = root_nodes[0].name.value if root_nodes and root_nodes[0].name else None
         title = " ".join(raw_title.split()) if isinstance(raw_title, str) else ""
 
@@ -213,8 +215,14 @@ def _after_same_frames(
     oopifs: list[tuple[str, CDPSession, CDPSession]],
     same: dict[str, list[AXNode]],
     timeout: float,
+    *,
+    start: bool,
 ) -> None:
-    """Tell the mirror which same-process child frames the fetch saw and read in full."""
+    """Tell the mirror which same-process child frames the fetch saw and read in full.
+
+    Mirrors of frames gone are dropped; with ``start``, frames read in full
+    that pay get one.
+    """
     roots = {fetched.root.frame_id, *(frame_id for frame_id, _, _ in oopifs)}
     present = [
         (document.session, frame_id)
@@ -224,6 +232,6 @@ def _after_same_frames(
     counts = {
         (session, frame_id): len(read.nodes)
         for session, frame_id in present
-        if frame_id not in same and (read := fetched.frames.get(frame_id)) is not None
+        if start and frame_id not in same and (read := fetched.frames.get(frame_id)) is not None
     }
     mirror.after_same_frames(present, counts, timeout=timeout)

@@ -270,6 +270,8 @@ class Tab:
             timeout: deadline of each CDP call (default: the browser's).
             fresh: read the whole tree from Chrome even when the tab keeps
                 a mirror of it (``Browser.ax_mirror``, docs/ax-mirror.md).
+                A fresh snapshot never starts a mirror either: a one-off
+                read of a big page pays for no background crawl.
 
         Raises:
             InvalidArgumentError: a bad argument (``depth``, ``text_limit``...).

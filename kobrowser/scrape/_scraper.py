@@ -142,7 +142,10 @@ class Scraper:
         if extract is not None and not callable(extract):
             raise fail("extract", extract, "an async function (tab, snapshot) -> dict, or None")
         self.extract = extract
+        # One snapshot per page: read in full, and no mirror started (its
+        # background crawl would only compete with the other pages).
         self._snapshot_options: dict[str, Any] = {
+            "fresh": True,
             "interactive": interactive,
             "compact": compact,
             "depth": depth,

@@ -226,6 +226,26 @@ async def test_small_pages_and_disabled_mirrors_fetch_in_full(
             assert mirror_of(tab) is None and mirror.state == "closed"
 
 
+async def test_a_fresh_snapshot_starts_no_mirror(
+    browser: Browser, server: PageServer, open_tab: OpenTab
+) -> None:
+    """A fresh snapshot is a one-off full read: no crawl is set off for the top
+    document or its frames; the first default snapshot starts them."""
+    url = framed_page(server)
+    async with mirror_settings(browser, min_nodes=0, check_every=0), open_tab(url) as tab:
+        policy = tab._snapshotter.mirror  # type: ignore[attr-defined]
+        for _ in range(3):
+            await tab.snapshot(fresh=True)
+            assert mirror_of(tab) is None
+            assert policy._frames == {} and policy._same == {}
+        await tab.snapshot()
+        mirror = await wait_ready(tab)
+        assert policy._frames and policy._same  # the frames' mirrors started too
+        served = mirror.stats["served"]
+        await tab.snapshot()
+        assert mirror.stats["served"] == served + 1
+
+
 async def test_switching_the_mirror_off_takes_the_clickable_watcher_out_of_the_page(
     browser: Browser, server: PageServer, open_tab: OpenTab
 ) -> None:

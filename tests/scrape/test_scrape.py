@@ -219,6 +219,23 @@ async def test_extract_goes_into_the_record_and_its_errors_do_not_stop_the_run(
     assert not any(results[url].ok for url in (boom, not_json, not_dict))
 
 
+async def test_the_snapshot_of_each_page_starts_no_mirror(
+    server: PageServer, endpoint: EndpointChrome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One snapshot per page: read in full, with no accessibility-tree mirror
+    (and its background crawl) started, even where every page would get one."""
+    monkeypatch.setenv("KOBROWSER_AX_MIRROR", "always")
+    url = server.set_page("/x/mirror", page("Mirror", "<p>text</p>" * 50))
+
+    async def extract(tab: Tab, snapshot: Snapshot) -> Any:
+        policy = tab._snapshotter.mirror  # type: ignore[attr-defined]
+        assert policy.enabled  # the mirror would be used...
+        return {"mirror": policy.mirror is not None}  # ...but none was started
+
+    [result] = await collect([url], endpoints=[endpoint.http], extract=extract)
+    assert result.ok and result.data == {"mirror": False}, result
+
+
 async def test_a_crashed_tab_is_replaced_and_the_page_retried(
     server: PageServer, endpoint: EndpointChrome
 ) -> None:
