@@ -84,6 +84,18 @@ def rand_node() -> dict[str, Any]:
     return node
 
 
+def rand_document() -> dict[str, Any]:
+    """A captureSnapshot document: the sections a lean clickable answer keeps and drops."""
+    sections = ("nodes", "layout", "textBoxes")
+    keys = ("parentIndex", "nodeType", "bounds", "attributes", "isClickable", "styles", "text")
+    doc: dict[str, Any] = {
+        name: {key: rand_value(3) for key in rng.sample(keys, rng.randrange(len(keys)))}
+        for name in rng.sample(sections, rng.randrange(len(sections) + 1))
+    }
+    doc["documentURL"] = rand_value(3)
+    return doc
+
+
 def main(seconds: float) -> None:
     codec = cbor_codec()
     assert codec is not None, "kobrowser.cdp._cbor is not built"
@@ -91,11 +103,19 @@ def main(seconds: float) -> None:
     seeds = [
         chrome_encode({"id": rng.randrange(1, 10**6), "result": rand_value()}) for _ in range(300)
     ]
-    # getFullAXTree-shaped answers, transcoded lean (to_json(data, ids)) half the time.
+    # getFullAXTree-shaped answers, transcoded with the lean id sets half the time.
     ax_ids = [rng.randrange(1, 10**6) for _ in range(100)]
     seeds += [
         chrome_encode({"id": i, "result": {"nodes": [rand_node() for _ in range(4)]}})
         for i in ax_ids
+    ]
+    # captureSnapshot-shaped answers, transcoded lean for the clickable map.
+    click_ids = [rng.randrange(1, 10**6) for _ in range(100)]
+    seeds += [
+        chrome_encode(
+            {"id": i, "result": {"documents": [rand_document() for _ in range(2)], "strings": []}}
+        )
+        for i in click_ids
     ]
     seed_file = os.environ.get("KOBROWSER_FUZZ_SEED")
     if seed_file:
@@ -116,7 +136,7 @@ def main(seconds: float) -> None:
                 data = bytes(base)
         try:
             if rng.random() < 0.5:
-                codec.to_json(data, set(ax_ids))
+                codec.to_json(data, set(ax_ids), set(click_ids))
             else:
                 codec.to_json(data)
             transcoded += 1
