@@ -65,14 +65,17 @@ const armGuard = (el, ms, hop) => {
       if (!g || !e.isTrusted || performance.now() > g.until) return;
       g.counts[e.type] = (g.counts[e.type] || 0) + 1;
       const path = e.composedPath();
-      const onEl = path.includes(g.el);
+      const press = e.type === 'pointerdown' || e.type === 'mousedown';
+      // The page captured the pointer when the element was pressed
+      // (setPointerCapture on an ancestor: a slider's track): the rest of
+      // the click goes to the capturing element wherever the pointer is.
+      const onEl = path.includes(g.el) || (!press && !!g.capture && e.target === g.capture);
       if (!g.hop && !onEl && e.type === 'click' && g.hits.click) {
         // A <label>'s own click, once it reached the label, goes on to
         // its control (as a trusted click): that is the label's click.
         const label = g.el.closest('label');
         if (label && label.control && path.includes(label.control)) return;
       }
-      const press = e.type === 'pointerdown' || e.type === 'mousedown';
       if (press) g.live = onEl;
       if (!g.hop && onEl && g.live) {
         g.ok++;
@@ -84,14 +87,18 @@ const armGuard = (el, ms, hop) => {
       e.preventDefault();
     };
     for (const t of GUARD_TYPES) w.addEventListener(t, check, true);
+    w.addEventListener('gotpointercapture', (e) => {
+      const g = w.__koGuard;
+      if (g && !g.hop && e.isTrusted && g.live && e.pointerType === 'mouse') g.capture = e.target;
+    }, true);
     // Moves are only counted (hover waits for them), never blocked.
     w.addEventListener('mousemove', (e) => {
       const g = w.__koGuard;
       if (g && e.isTrusted) g.counts.mousemove = (g.counts.mousemove || 0) + 1;
     }, true);
   }
-  w.__koGuard = {el, hop: !!hop, live: false, ok: 0, blocked: 0, misrouted: 0, hits: {},
-    counts: {}, until: performance.now() + ms};
+  w.__koGuard = {el, hop: !!hop, live: false, capture: null, ok: 0, blocked: 0, misrouted: 0,
+    hits: {}, counts: {}, until: performance.now() + ms};
 };
 """
 

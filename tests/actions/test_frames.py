@@ -305,6 +305,41 @@ async def test_click_on_a_label_reaches_its_control(
         assert await js(news, "[el.checked, win.__changes]") == [True, ["agree", "news"]]
 
 
+CAPTURED = """
+<div id="track" style="position:relative;width:300px;height:30px;background:#ddd">
+  <div id="thumb" role="slider" aria-label="Volume" aria-valuenow="5" tabindex="0"
+    style="position:absolute;left:10px;top:0;width:30px;height:30px;background:#333"></div>
+</div>
+<script>
+window.__track = [];
+const track = document.getElementById('track');
+track.addEventListener('pointerdown', (e) => track.setPointerCapture(e.pointerId));
+for (const t of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'])
+  track.addEventListener(t, (e) => window.__track.push(t + ':' + e.target.id));
+</script>
+"""
+
+
+@pytest.mark.parametrize("where", ["plain", "cross-origin-frame"])
+async def test_click_whose_press_captured_the_pointer_on_an_ancestor(
+    open_tab: Any, page_url: Any, where: str
+) -> None:
+    """A page that captures the pointer on an ancestor when the element is
+    pressed (a slider's track) gets the release there, as from a real mouse:
+    the guard lets it through instead of failing the click."""
+    async with open_tab(_placed(page_url, CAPTURED, where)) as tab:
+        snap = await tab.snapshot()
+        thumb = find(snap, "slider", "Volume")
+        await tab.click(thumb.id)
+        assert await js(thumb, "win.__track") == [
+            "pointerdown:thumb",
+            "mousedown:thumb",
+            "pointerup:track",
+            "mouseup:track",
+            "click:track",
+        ]
+
+
 async def test_pointer_drag(ctx: tuple[Tab, Snapshot]) -> None:
     tab, snap = ctx
     handle, zone = find(snap, "button", "Handle"), find(snap, "region", "Zone")
