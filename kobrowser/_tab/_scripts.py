@@ -66,6 +66,7 @@ const armGuard = (el, ms, hop) => {
       g.counts[e.type] = (g.counts[e.type] || 0) + 1;
       const path = e.composedPath();
       const press = e.type === 'pointerdown' || e.type === 'mousedown';
+      if (e.type === 'pointerdown') g.capture = null;  // each press captures anew
       // The page captured the pointer when the element was pressed
       // (setPointerCapture on an ancestor: a slider's track): the rest of
       // the click goes to the capturing element wherever the pointer is.
