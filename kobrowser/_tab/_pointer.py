@@ -89,7 +89,8 @@ def click_verdict(guards: Guards | None, click_count: int) -> str:
 
     Returns:
         ``"done"`` when the click happened (or navigated the element's
-        frame away); ``"retry"`` when no press reached the element, so the
+        frame away, or the page removed the element in answer to its
+        press); ``"retry"`` when no press reached the element, so the
         guards kept every part of the click from the page and it can be
         sent again; ``"partial"`` when the element was pressed but later
         events went elsewhere and were blocked: sending it again would
@@ -101,6 +102,11 @@ def click_verdict(guards: Guards | None, click_count: int) -> str:
         return "done"
     if guards.pressed == 0:
         return "retry"
+    if guards.detached:
+        # The page removed the element in answer to its press (a menu that
+        # picks on mousedown and closes): the click did what it could; the
+        # rest of it, bound for what lay beneath, stays blocked.
+        return "done"
     return "partial"
 
 
@@ -125,6 +131,8 @@ class Guards(NamedTuple):
     pressed: int
     """Presses (``pointerdown``) that reached the element (a page that cancels
     one gets no ``mousedown``)."""
+    detached: bool = False
+    """Whether the element was out of its document when the guard was read."""
 
 
 async def _read_guards(
@@ -173,6 +181,7 @@ async def _read_guards(
         downs=int(own.get("downs", 0)),
         ups=int(own.get("ups", 0)),
         pressed=int(own.get("pressed", 0)),
+        detached=bool(own.get("detached", False)),
     )
 
 

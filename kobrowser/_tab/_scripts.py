@@ -186,7 +186,8 @@ GUARD_READ = r"""async function(keep, wait) {
   if (!keep && w.__koGuard === g) w.__koGuard = null;
   return g ? {ok: g.ok, blocked: g.blocked, misrouted: g.misrouted,
     moves: g.counts.mousemove || 0, downs: g.counts.pointerdown || 0,
-    ups: g.counts.pointerup || 0, pressed: g.hits.pointerdown || 0} : null;
+    ups: g.counts.pointerup || 0, pressed: g.hits.pointerdown || 0,
+    detached: !g.el.isConnected} : null;
 }"""
 
 INFO = r"""function(what, arg) {

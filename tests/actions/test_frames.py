@@ -338,6 +338,38 @@ async def test_click_whose_press_captured_the_pointer_on_an_ancestor(
         assert await js(thumb, "win.__track") == [*one, "click:track", *one, "click:track"]
 
 
+PICKED_ON_PRESS = """
+<button id="under" style="position:absolute;left:10px;top:40px;width:200px;height:60px"
+  onclick="window.__under++">Underneath</button>
+<div id="menu" role="listbox" aria-label="Fruit"
+  style="position:absolute;left:10px;top:40px;width:200px;background:#fff">
+  <div role="option" id="apple" style="height:60px" aria-selected="false">Apple</div>
+</div>
+<script>
+window.__under = 0; window.__picked = [];
+// As many dropdowns do: pick on the press (before the field's blur), close the menu.
+document.getElementById('apple').addEventListener('mousedown', (e) => {
+  window.__picked.push(e.target.id);
+  document.getElementById('menu').remove();
+});
+</script>
+"""
+
+
+@pytest.mark.parametrize("where", ["plain", "cross-origin-frame"])
+async def test_click_whose_press_removed_the_element_is_done(
+    open_tab: Any, page_url: Any, where: str
+) -> None:
+    """A page that acts on the press and removes the element (a dropdown that
+    picks on mousedown and closes) got the click: it succeeds, and the rest
+    of it, which would land on what lay beneath, stays blocked."""
+    async with open_tab(_placed(page_url, PICKED_ON_PRESS, where)) as tab:
+        snap = await tab.snapshot()
+        apple = find(snap, "option", "Apple")
+        await tab.click(apple.id)
+        assert await js(apple, "[win.__picked, win.__under]") == [["apple"], 0]
+
+
 async def test_pointer_drag(ctx: tuple[Tab, Snapshot]) -> None:
     tab, snap = ctx
     handle, zone = find(snap, "button", "Handle"), find(snap, "region", "Zone")

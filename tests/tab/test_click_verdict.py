@@ -8,10 +8,23 @@ from kobrowser._tab._pointer import Guards, click_verdict
 
 
 def guards(
-    *, ok: int = 0, blocked: int = 0, misrouted: int = 0, pressed: int = 0, downs: int = 0
+    *,
+    ok: int = 0,
+    blocked: int = 0,
+    misrouted: int = 0,
+    pressed: int = 0,
+    downs: int = 0,
+    detached: bool = False,
 ) -> Guards:
     return Guards(
-        ok=ok, blocked=blocked, misrouted=misrouted, moves=1, downs=downs, ups=0, pressed=pressed
+        ok=ok,
+        blocked=blocked,
+        misrouted=misrouted,
+        moves=1,
+        downs=downs,
+        ups=0,
+        pressed=pressed,
+        detached=detached,
     )
 
 
@@ -37,6 +50,11 @@ def guards(
         # the click again would press it twice.
         (guards(ok=2, blocked=3, pressed=1, downs=1), 1, "partial"),
         (guards(ok=2, misrouted=2, pressed=1, downs=1), 1, "partial"),
+        # The page removed the element in answer to its press (a menu that
+        # picks on mousedown): done; the rest of it stayed blocked.
+        (guards(ok=2, blocked=3, pressed=1, downs=1, detached=True), 1, "done"),
+        # Removed before any press reached it: sent again (and found stale).
+        (guards(blocked=4, downs=1, detached=True), 1, "retry"),
         # A double click whose second press went elsewhere.
         (guards(ok=5, blocked=4, pressed=1, downs=2), 2, "partial"),
     ],
