@@ -103,8 +103,8 @@ def click_verdict(guards: Guards | None, click_count: int) -> str:
     if guards.pressed == 0:
         return "retry"
     if guards.detached:
-        # The page removed the element in answer to its press (a menu that
-        # picks on mousedown and closes): the click did what it could; the
+        # The page removed (or hid) the element in answer to its press (a
+        # menu that picks on mousedown and closes): the click did what it could; the
         # rest of it, bound for what lay beneath, stays blocked.
         return "done"
     return "partial"
@@ -132,7 +132,8 @@ class Guards(NamedTuple):
     """Presses (``pointerdown``) that reached the element (a page that cancels
     one gets no ``mousedown``)."""
     detached: bool = False
-    """Whether the element was out of its document when the guard was read."""
+    """Whether the element was out of its document, or no longer rendered
+    (``display: none``), when the guard was read."""
 
 
 async def _read_guards(

@@ -187,7 +187,7 @@ GUARD_READ = r"""async function(keep, wait) {
   return g ? {ok: g.ok, blocked: g.blocked, misrouted: g.misrouted,
     moves: g.counts.mousemove || 0, downs: g.counts.pointerdown || 0,
     ups: g.counts.pointerup || 0, pressed: g.hits.pointerdown || 0,
-    detached: !g.el.isConnected} : null;
+    detached: !g.el.isConnected || !g.el.getClientRects().length} : null;
 }"""
 
 INFO = r"""function(what, arg) {

@@ -350,20 +350,25 @@ window.__under = 0; window.__picked = [];
 // As many dropdowns do: pick on the press (before the field's blur), close the menu.
 document.getElementById('apple').addEventListener('mousedown', (e) => {
   window.__picked.push(e.target.id);
-  document.getElementById('menu').remove();
+  const menu = document.getElementById('menu');
+  if (location.hash === '#hide') menu.style.display = 'none'; else menu.remove();
 });
 </script>
 """
 
 
+@pytest.mark.parametrize("how", ["remove", "hide"])
 @pytest.mark.parametrize("where", ["plain", "cross-origin-frame"])
 async def test_click_whose_press_removed_the_element_is_done(
-    open_tab: Any, page_url: Any, where: str
+    open_tab: Any, page_url: Any, where: str, how: str
 ) -> None:
-    """A page that acts on the press and removes the element (a dropdown that
-    picks on mousedown and closes) got the click: it succeeds, and the rest
-    of it, which would land on what lay beneath, stays blocked."""
-    async with open_tab(_placed(page_url, PICKED_ON_PRESS, where)) as tab:
+    """A page that acts on the press and removes (or hides) the element (a
+    dropdown that picks on mousedown and closes) got the click: it succeeds,
+    and the rest of it, which would land on what lay beneath, stays blocked."""
+    url = page_url(PICKED_ON_PRESS, cross=where != "plain") + f"#{how}"
+    if where != "plain":
+        url = page_url(iframe(url, 400, 200, "Frame"))
+    async with open_tab(url) as tab:
         snap = await tab.snapshot()
         apple = find(snap, "option", "Apple")
         await tab.click(apple.id)
