@@ -78,6 +78,11 @@ const armGuard = (el, ms, hop) => {
         if (label && label.control && path.includes(label.control)) return;
       }
       if (press) g.live = onEl;
+      else if (onEl && w.top === w && !g.counts.pointerdown && !g.counts.mousedown)
+        // In the top frame no press can be routed elsewhere: one this guard
+        // never saw was stopped by a page listener that ran first (and
+        // would be for a real mouse too), not sent to another element.
+        g.live = true;
       if (!g.hop && onEl && g.live) {
         g.ok++;
         g.hits[e.type] = (g.hits[e.type] || 0) + 1;

@@ -375,6 +375,30 @@ async def test_click_whose_press_removed_the_element_is_done(
         assert await js(apple, "[win.__picked, win.__under]") == [["apple"], 0]
 
 
+STOPPED_PRESS = """
+<button id="stopped">Stopped</button>
+<script>
+window.__clicks = 0;
+// A listener on the window that runs before kobrowser's guard swallows presses.
+for (const t of ['pointerdown', 'mousedown'])
+  addEventListener(t, (e) => e.stopImmediatePropagation(), true);
+document.getElementById('stopped').addEventListener('click', () => window.__clicks++);
+</script>
+"""
+
+
+async def test_click_whose_press_the_page_stopped_first(open_tab: Any, page_url: Any) -> None:
+    """In the top frame, a press the guard never saw was swallowed by the page
+    (a window listener registered first), as it would be for a real mouse:
+    the rest of the click goes through, once, instead of being blocked and
+    sent again until it fails."""
+    async with open_tab(page_url(STOPPED_PRESS)) as tab:
+        snap = await tab.snapshot()
+        button = find(snap, "button", "Stopped")
+        await tab.click(button.id)
+        assert await js(button, "win.__clicks") == 1
+
+
 async def test_pointer_drag(ctx: tuple[Tab, Snapshot]) -> None:
     tab, snap = ctx
     handle, zone = find(snap, "button", "Handle"), find(snap, "region", "Zone")
