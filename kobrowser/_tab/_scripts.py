@@ -74,7 +74,10 @@ const armGuard = (el, ms, hop) => {
       if (!g.hop && !onEl && e.type === 'click' && g.hits.click) {
         // A <label>'s own click, once it reached the label, goes on to
         // its control (as a trusted click): that is the label's click.
-        const label = g.el.closest('label');
+        // The label may hold the element through a shadow root (its text
+        // in a component), so look up the composed tree.
+        let label = g.el;
+        while (label && label.nodeName !== 'LABEL') label = label.parentNode || label.host;
         if (label && label.control && path.includes(label.control)) return;
       }
       if (press) g.live = onEl;

@@ -399,6 +399,37 @@ async def test_click_whose_press_the_page_stopped_first(open_tab: Any, page_url:
         assert await js(button, "win.__clicks") == 1
 
 
+SHADOW_LABEL = """
+<label for="terms"><fancy-text></fancy-text></label>
+<input type="checkbox" id="terms" aria-label="Terms">
+<script>
+customElements.define('fancy-text', class extends HTMLElement {
+  connectedCallback() {
+    this.attachShadow({mode: 'open'}).innerHTML = '<b>Accept the terms</b>';
+  }
+});
+window.__changes = [];
+addEventListener('change', (e) => window.__changes.push(e.target.id), true);
+</script>
+"""
+
+
+@pytest.mark.parametrize("where", ["plain", "cross-origin-frame"])
+async def test_click_on_label_text_inside_a_shadow_root(
+    open_tab: Any, page_url: Any, where: str
+) -> None:
+    """The label's text sits in a component's shadow root: the label still
+    passes the click on to its control, which the guard lets through."""
+    async with open_tab(_placed(page_url, SHADOW_LABEL, where)) as tab:
+        snap = await tab.snapshot()
+        text = find(snap, "text", "Accept the terms")
+        await tab.click(text.id)
+        assert await js(text, "[win.document.getElementById('terms').checked, win.__changes]") == [
+            True,
+            ["terms"],
+        ]
+
+
 async def test_pointer_drag(ctx: tuple[Tab, Snapshot]) -> None:
     tab, snap = ctx
     handle, zone = find(snap, "button", "Handle"), find(snap, "region", "Zone")
