@@ -192,10 +192,17 @@ GUARD_READ = r"""async function(keep, wait) {
       await new Promise((resolve) => setTimeout(resolve, 10));
   }
   if (!keep && w.__koGuard === g) w.__koGuard = null;
+  // Not rendered: no box of its own nor of its contents (display: contents).
+  const shown = (el) => {
+    if (el.getClientRects().length) return true;
+    const range = el.ownerDocument.createRange();
+    range.selectNodeContents(el);
+    return range.getClientRects().length > 0;
+  };
   return g ? {ok: g.ok, blocked: g.blocked, misrouted: g.misrouted,
     moves: g.counts.mousemove || 0, downs: g.counts.pointerdown || 0,
     ups: g.counts.pointerup || 0, pressed: g.hits.pointerdown || 0,
-    detached: !g.el.isConnected || !g.el.getClientRects().length} : null;
+    detached: !g.el.isConnected || !shown(g.el)} : null;
 }"""
 
 INFO = r"""function(what, arg) {

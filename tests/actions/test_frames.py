@@ -430,6 +430,25 @@ async def test_click_on_label_text_inside_a_shadow_root(
         ]
 
 
+# The same trap on text whose element has no box of its own (display: contents).
+TRAP_CONTENTS = TRAP.replace(
+    '<button id="trap" style="margin:20px">Trap</button>',
+    '<div style="margin:20px"><span id="trap" style="display:contents">Trap text</span></div>',
+).replace("b.getBoundingClientRect()", "b.parentElement.getBoundingClientRect()")
+
+
+async def test_release_elsewhere_on_an_element_without_a_box_still_raises(
+    open_tab: Any, page_url: Any
+) -> None:
+    """An element with no box of its own (display: contents) is not taken for
+    one the page hid in answer to the press: its click still raises."""
+    async with open_tab(page_url(TRAP_CONTENTS)) as tab:
+        snap = await tab.snapshot()
+        text = find(snap, "text", "Trap text")
+        with pytest.raises(NotInteractableError, match="was pressed, but the rest"):
+            await tab.click(text.id)
+
+
 async def test_pointer_drag(ctx: tuple[Tab, Snapshot]) -> None:
     tab, snap = ctx
     handle, zone = find(snap, "button", "Handle"), find(snap, "region", "Zone")
