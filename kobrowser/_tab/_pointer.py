@@ -272,20 +272,7 @@ async def drag(
     await page.send("Input.setInterceptDrags", {"enabled": True}, timeout=left(deadline))
     try:
         with page.subscribe("Input.dragIntercepted") as drags:
-            await mouse.move(x1, y1, timeout=left(deadline))
-            await mouse.down(timeout=left(deadline))
-            # The guard only protects the press: the release happens over
-            # the drop target, which the guard would block.
-            pressed = await _read_guards(source, deadline, keep=True, wait={"pointerdown": 1})
-            if pressed is not None and (pressed.blocked or pressed.misrouted):
-                await mouse.up(timeout=left(deadline))
-                await _read_guards(source, deadline)
-                raise NotInteractableError(
-                    f"element {source_id} moved as the drag started: the press was "
-                    "blocked before it reached another element. Take a new snapshot.",
-                    source_id,
-                )
-            await _read_guards(source, deadline)
+            await _press_to_drag(ctx, source, source_id, x1, y1, deadline)
             await mouse.move(x2, y2, timeout=left(deadline), steps=steps, buttons=1)
             data = None
             with anyio.move_on_after(min(drag_wait, left(deadline))):
@@ -305,6 +292,42 @@ async def drag(
             contextlib.suppress(KoBrowserError),
         ):
             await page.send("Input.setInterceptDrags", {"enabled": False}, timeout=2)
+
+
+async def _press_to_drag(
+    ctx: ActionContext, source: Target, source_id: int, x: float, y: float, deadline: Deadline
+) -> None:
+    """Press the mouse on the drag's source, again while no press reaches it.
+
+    The guard only protects the press (the release happens over the drop
+    target, which it would block): it is disarmed once the source is pressed.
+    """
+    mouse = ctx.mouse
+    for attempt in range(_CLICK_TRIES):
+        if attempt:
+            await anyio.sleep(min(0.05 * attempt, left(deadline)))
+            x, y, _ = await locate(source, deadline=deadline, guard_ms=GUARD_MS)
+        await mouse.move(x, y, timeout=left(deadline))
+        await mouse.down(timeout=left(deadline))
+        pressed = await _read_guards(source, deadline, keep=True, wait={"pointerdown": 1})
+        if pressed is None or not (pressed.blocked or pressed.misrouted):
+            await _read_guards(source, deadline)
+            return
+        # The press went elsewhere (blocked): release it, still guarded, so
+        # nothing of it reaches the page.
+        await mouse.up(timeout=left(deadline))
+        await _read_guards(source, deadline)
+        if pressed.pressed:
+            raise NotInteractableError(
+                f"element {source_id} moved as the drag started: part of the press "
+                "went to another element and was blocked. Take a new snapshot.",
+                source_id,
+            )
+    raise NotInteractableError(
+        f"no press reached element {source_id} to start the drag: it kept moving away "
+        "from the pointer, or its frame kept missing the press. Take a new snapshot.",
+        source_id,
+    )
 
 
 async def scroll_into_view(ctx: ActionContext, element_id: int, *, deadline: Deadline) -> None:

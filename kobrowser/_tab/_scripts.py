@@ -63,6 +63,10 @@ const armGuard = (el, ms, hop) => {
       // Only input kobrowser sends is guarded: the page's own scripts may
       // dispatch events to other elements at any time.
       if (!g || !e.isTrusted || performance.now() > g.until) return;
+      // A click no mouse made (Enter or Space on a focused button: detail 0)
+      // is not kobrowser's pointer input: a guard left armed by a click that
+      // failed must not swallow it.
+      if (e.type === 'click' && e.detail === 0) return;
       g.counts[e.type] = (g.counts[e.type] || 0) + 1;
       const path = e.composedPath();
       const press = e.type === 'pointerdown' || e.type === 'mousedown';

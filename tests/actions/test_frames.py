@@ -286,6 +286,33 @@ addEventListener('change', (e) => window.__changes.push(e.target.id), true);
 """
 
 
+# A button in a frame the page covers: a click on it fails after its own
+# frame's guard was armed (the frame is covered only in the page above).
+COVERED_FRAME = """
+<iframe title="Frame" src="SRC" style="width:300px;height:120px"></iframe>
+<div style="position:absolute;left:0;top:0;width:400px;height:200px;background:#fff"></div>
+"""
+
+
+async def test_a_guard_left_by_a_failed_click_lets_keyboard_clicks_through(
+    open_tab: Any, page_url: Any
+) -> None:
+    """Enter on a focused button clicks it (a click with detail 0), even right after
+    a click that failed and left its frame's guard armed."""
+    inner = page_url('<button id="btn">Press me</button>', cross=True)
+    async with open_tab(str(page_url(COVERED_FRAME.replace("SRC", inner)))) as tab:
+        snap = await tab.snapshot()
+        button = find(snap, "button", "Press me")
+        with pytest.raises(NotInteractableError, match="covered"):
+            await tab.click(button.id, timeout=1)
+        armed = "win.__koGuard !== null && win.__koGuard !== undefined"
+        assert await js(button, armed) is True  # the frame's guard is still armed
+        await tab.focus(button.id)
+        await tab.press("Enter")
+        clicks = await read_log(button, "click")
+        assert [(e["target"], e["detail"], e["trusted"]) for e in clicks] == [("btn", 0, True)]
+
+
 @pytest.mark.parametrize("where", ["plain", "cross-origin-frame"])
 async def test_click_on_a_label_reaches_its_control(
     open_tab: Any, page_url: Any, where: str
@@ -457,6 +484,31 @@ async def test_pointer_drag(ctx: tuple[Tab, Snapshot]) -> None:
     downs = await read_log(handle, "pointerdown")
     assert [e["target"] for e in downs] == ["handle"]
     assert downs[0]["trusted"] and inside(downs[0])
+
+
+async def test_drag_presses_again_when_chrome_routed_the_press_elsewhere(
+    ctx: tuple[Tab, Snapshot], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A press that never reached the drag's source (routed to a parent frame)
+    is released and sent again; the drag then happens."""
+    tab, snap = ctx
+    handle, zone = find(snap, "button", "Handle"), find(snap, "region", "Zone")
+    original = _pointer._read_guards
+    reads: list[Any] = []
+
+    async def read_guards(target: Any, deadline: float, **kw: Any) -> Any:
+        got = await original(target, deadline, **kw)
+        if kw.get("wait") == {"pointerdown": 1}:
+            reads.append(got)
+            if got is not None and len(reads) == 1:
+                assert (got.pressed, got.blocked, got.misrouted) == (1, 0, 0), got
+                return got._replace(pressed=0, misrouted=2)  # as if it went to the parent
+        return got
+
+    monkeypatch.setattr(_pointer, "_read_guards", read_guards)
+    await tab.drag(handle.id, zone.id)
+    assert len(reads) == 2
+    assert await js(zone, "el.dataset.dropped || null") == "pointer"
 
 
 async def test_html5_drag(ctx: tuple[Tab, Snapshot]) -> None:
