@@ -20,7 +20,7 @@ from . import _scripts
 from ._acting import ActionContext, left
 from ._input import press_combo, type_text
 from ._pointer import click
-from ._resolve import Target, call, locate
+from ._resolve import Target, call, locate, object_id_of
 
 if TYPE_CHECKING:
     from .._deadline import Deadline
@@ -67,12 +67,7 @@ async def _keys_routed(target: Target, deadline: Deadline) -> None:
     for parent, owner in target.chain:
         if parent is not child:
             try:
-                resolved = await parent.send(
-                    "DOM.resolveNode",
-                    {"backendNodeId": owner, "objectGroup": "kobrowser"},
-                    timeout=left(deadline),
-                )
-                owner_id = resolved.get("object", {}).get("objectId")
+                owner_id = await object_id_of(parent, owner, timeout=left(deadline))
                 if owner_id is not None:
                     await call(
                         parent,

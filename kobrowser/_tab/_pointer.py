@@ -27,7 +27,7 @@ from .._exceptions import (
 from . import _scripts
 from ._acting import ActionContext, left
 from ._input import modifier_mask
-from ._resolve import Target, call, locate
+from ._resolve import Target, call, locate, object_id_of
 
 if TYPE_CHECKING:
     from .._deadline import Deadline
@@ -160,14 +160,11 @@ async def _read_guards(
     misrouted = 0
     for parent_session, owner in target.chain:
         try:
-            resolved = await parent_session.send(
-                "DOM.resolveNode",
-                {"backendNodeId": owner, "objectGroup": "kobrowser"},
-                timeout=max(left(deadline), _GUARD_READ_S),
+            owner_id = await object_id_of(
+                parent_session, owner, timeout=max(left(deadline), _GUARD_READ_S)
             )
         except KoBrowserError:
             continue
-        owner_id = resolved.get("object", {}).get("objectId")
         if owner_id is None:
             continue
         guard = await _guard_call(parent_session, owner_id, keep, deadline, None)

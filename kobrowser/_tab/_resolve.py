@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from .._snapshot import Element, Snapshot
     from ..cdp import CDPSession
 
-__all__ = ["Target", "call", "describe_cover", "locate", "resolve"]
+__all__ = ["Target", "call", "describe_cover", "locate", "object_id_of", "resolve"]
 
 _BACKOFF = (0.0, 0.02, 0.05, 0.1, 0.1, 0.2, 0.3, 0.5)
 
@@ -51,7 +51,7 @@ class _RemoteObject(msgspec.Struct):
 
 
 class _Resolved(msgspec.Struct):
-    object: _RemoteObject
+    object: _RemoteObject = msgspec.field(default_factory=_RemoteObject)
 
 
 class _AXValue(msgspec.Struct):
@@ -148,13 +148,8 @@ async def resolve(snapshot: Snapshot | None, element_id: int, *, timeout: float)
         raise stale(element, "its frame is gone")
     backend = element.backend_node_id
     try:
-        resolved, ax, frames = await gather(
-            lambda: session.send_typed(
-                "DOM.resolveNode",
-                {"backendNodeId": backend, "objectGroup": "kobrowser"},
-                _RESOLVED,
-                timeout=timeout,
-            ),
+        object_id, ax, frames = await gather(
+            lambda: object_id_of(session, backend, timeout=timeout),
             lambda: session.send_typed(
                 "Accessibility.getPartialAXTree",
                 {"backendNodeId": backend, "fetchRelatives": False},
@@ -179,7 +174,6 @@ async def resolve(snapshot: Snapshot | None, element_id: int, *, timeout: float)
 
     _check_document(element, frames)
     verified = _check_identity(element, ax)
-    object_id = resolved.object.objectId
     if object_id is None:
         raise stale(element, "it is no longer in the page")
     if not verified:
@@ -281,6 +275,22 @@ def _chain(snapshot: Snapshot, frame_id: str) -> list[tuple[CDPSession, int]]:
         chain.append((parent.session, owner))
         current = document.parent_id
     return chain
+
+
+async def object_id_of(session: CDPSession, backend_node_id: int, *, timeout: float) -> str | None:
+    """A remote object id for node ``backend_node_id`` of ``session``'s page
+    (in the ``kobrowser`` object group); None when Chrome gave none.
+
+    Raises:
+        ProtocolError: the node is gone (its document changed).
+    """
+    resolved = await session.send_typed(
+        "DOM.resolveNode",
+        {"backendNodeId": backend_node_id, "objectGroup": "kobrowser"},
+        _RESOLVED,
+        timeout=timeout,
+    )
+    return resolved.object.objectId
 
 
 async def call(
@@ -386,13 +396,9 @@ async def locate(
                 for parent_session, owner in target.chain:
                     if not points:
                         break
-                    resolved = await parent_session.send_typed(
-                        "DOM.resolveNode",
-                        {"backendNodeId": owner, "objectGroup": "kobrowser"},
-                        _RESOLVED,
-                        timeout=deadline.remaining(0.1),
+                    owner_id = await object_id_of(
+                        parent_session, owner, timeout=deadline.remaining(0.1)
                     )
-                    owner_id = resolved.object.objectId
                     if owner_id is None:
                         raise stale(element, "its frame was removed")
                     hop = await call(
