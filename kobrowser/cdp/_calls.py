@@ -40,7 +40,19 @@ BatchCall = tuple[CDPSession, str, "dict[str, Any] | None", "Decode | None"]
 """One call of :meth:`Connection.call_many`: session, method, params, decoder."""
 
 
-class LeanAXDecode:
+class _LeanDecode:
+    """A decoder that marks its call for a lean answer; the subclass says which."""
+
+    __slots__ = ("decode",)
+
+    def __init__(self, decode: Decode) -> None:
+        self.decode = decode
+
+    def __call__(self, raw: msgspec.Raw) -> Any:
+        return self.decode(raw)
+
+
+class LeanAXDecode(_LeanDecode):
     """A :meth:`Connection.call_many` decoder of an ``Accessibility.getFullAXTree``
     result that reads only the fields :mod:`kobrowser.snapshot`'s AX structs declare.
 
@@ -52,16 +64,10 @@ class LeanAXDecode:
     transports the decoder simply gets the whole result.
     """
 
-    __slots__ = ("decode",)
-
-    def __init__(self, decode: Decode) -> None:
-        self.decode = decode
-
-    def __call__(self, raw: msgspec.Raw) -> Any:
-        return self.decode(raw)
+    __slots__ = ()
 
 
-class LeanClickableDecode:
+class LeanClickableDecode(_LeanDecode):
     """A :meth:`Connection.call_many` decoder of a ``DOMSnapshot.captureSnapshot``
     result taken for the clickable map (``kobrowser._clickable``).
 
@@ -73,13 +79,7 @@ class LeanClickableDecode:
     equal; on other transports the decoder gets the whole result.
     """
 
-    __slots__ = ("decode",)
-
-    def __init__(self, decode: Decode) -> None:
-        self.decode = decode
-
-    def __call__(self, raw: msgspec.Raw) -> Any:
-        return self.decode(raw)
+    __slots__ = ()
 
 
 class Call:
