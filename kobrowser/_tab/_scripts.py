@@ -11,7 +11,6 @@ from __future__ import annotations
 __all__ = [
     "CHECKED",
     "FILL_PREPARE",
-    "FOCUSED",
     "FRAME_FOCUSED",
     "GUARD_READ",
     "HOP",
@@ -250,14 +249,6 @@ CHECKED = r"""function() {
   if (aria === 'mixed') return 'mixed';
   if (aria === 'false') return false;
   return null;
-}"""
-
-FOCUSED = r"""function() {
-  let active = document.activeElement;
-  while (active && active.shadowRoot && active.shadowRoot.activeElement)
-    active = active.shadowRoot.activeElement;
-  const el = this.nodeType === 1 ? this : this.parentElement;
-  return active === el || (!!active && el.contains(active) && active.isContentEditable);
 }"""
 
 FRAME_FOCUSED = r"""async function() {
