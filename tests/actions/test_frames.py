@@ -170,6 +170,32 @@ async def test_hover_gives_up_when_the_frame_never_sees_the_pointer(
     assert "never received the pointer" in str(info.value)
 
 
+def _first_read_misrouted(
+    monkeypatch: pytest.MonkeyPatch, wait: dict[str, int], *, misrouted: int
+) -> list[Any]:
+    """Make the first guard read that waits for ``wait`` report that no press
+    reached the element and ``misrouted`` events went to a parent frame.
+
+    As when Chrome routes the input to the page because an out-of-process
+    frame's input routing is not ready. The real read must have seen a clean
+    press. Returns the list of those reads.
+    """
+    original = _pointer._read_guards
+    reads: list[Any] = []
+
+    async def read_guards(target: Any, deadline: float, **kw: Any) -> Any:
+        got = await original(target, deadline, **kw)
+        if kw.get("wait") == wait:
+            reads.append(got)
+            if got is not None and len(reads) == 1:
+                assert (got.pressed, got.blocked, got.misrouted) == (1, 0, 0), got
+                return got._replace(pressed=0, misrouted=misrouted)
+        return got
+
+    monkeypatch.setattr(_pointer, "_read_guards", read_guards)
+    return reads
+
+
 async def test_click_presses_again_when_chrome_routed_it_to_the_parent(
     ctx: tuple[Tab, Snapshot], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -178,19 +204,7 @@ async def test_click_presses_again_when_chrome_routed_it_to_the_parent(
     element, so the click is sent again instead of reported as done."""
     tab, snap = ctx
     button = find(snap, "button", "Press me")
-    original = _pointer._read_guards
-    reads: list[Any] = []
-
-    async def read_guards(target: Any, deadline: float, **kw: Any) -> Any:
-        got = await original(target, deadline, **kw)
-        if kw.get("wait") == {"pointerup": 1}:
-            reads.append(got)
-            if got is not None and len(reads) == 1:
-                assert (got.pressed, got.blocked, got.misrouted) == (1, 0, 0), got
-                return got._replace(pressed=0, misrouted=5)  # as if it went to the parent
-        return got
-
-    monkeypatch.setattr(_pointer, "_read_guards", read_guards)
+    reads = _first_read_misrouted(monkeypatch, {"pointerup": 1}, misrouted=5)
     await tab.click(button.id)
     assert len(reads) == 2
     # The page really got the first click here, so it saw two whole clicks.
@@ -493,19 +507,7 @@ async def test_drag_presses_again_when_chrome_routed_the_press_elsewhere(
     is released and sent again; the drag then happens."""
     tab, snap = ctx
     handle, zone = find(snap, "button", "Handle"), find(snap, "region", "Zone")
-    original = _pointer._read_guards
-    reads: list[Any] = []
-
-    async def read_guards(target: Any, deadline: float, **kw: Any) -> Any:
-        got = await original(target, deadline, **kw)
-        if kw.get("wait") == {"pointerdown": 1}:
-            reads.append(got)
-            if got is not None and len(reads) == 1:
-                assert (got.pressed, got.blocked, got.misrouted) == (1, 0, 0), got
-                return got._replace(pressed=0, misrouted=2)  # as if it went to the parent
-        return got
-
-    monkeypatch.setattr(_pointer, "_read_guards", read_guards)
+    reads = _first_read_misrouted(monkeypatch, {"pointerdown": 1}, misrouted=2)
     await tab.drag(handle.id, zone.id)
     assert len(reads) == 2
     assert await js(zone, "el.dataset.dropped || null") == "pointer"
