@@ -211,8 +211,12 @@ def clickable_from_snapshot(raw: bytes | msgspec.Raw) -> dict[int, int]:
         pointer = strings.index("pointer") if "pointer" in strings else -2
         never = {i for i, s in enumerate(strings) if s in _NEVER}
         found: dict[int, int] = {}
-        for document in captured.documents:
-            _document(document, pointer, never, found)
+        documents = captured.documents
+        for at in range(len(documents)):
+            _document(documents[at], pointer, never, found)
+        # Let the decoded answer go inside the pause: its arrays hold an item
+        # per DOM node, which the collector would otherwise walk once more.
+        del captured, strings, documents
         return found
 
 
@@ -315,6 +319,7 @@ def clickable_index(raw: bytes | msgspec.Raw) -> ClickableIndex | None:
         found: dict[int, int] = {}
         index = ClickableIndex(found, {}, {}, {})
         _document(document, pointer, never, found, index)
+        del captured, strings, document  # as in clickable_from_snapshot
         return index
 
 

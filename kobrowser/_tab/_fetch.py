@@ -94,12 +94,32 @@ class FetchedFrames(msgspec.Struct):
     """The merged input for the tree builder, plus what actions need later.
 
     ``frames``: every frame read, by frame id (``root`` among them).
+    ``root_raw``: the top document's AX answer when read by this fetch, kept
+    as JSON until :meth:`decode_root` (``root.nodes`` is empty until then).
+    Decoding it only where the tree is built lets the caller decode, build
+    and let go of its tens of thousands of nodes in one collector pause.
     """
 
     root: FrameAX
     documents: dict[str, FrameDocument]
     url: str
     frames: dict[str, FrameAX] = {}
+    root_raw: msgspec.Raw | None = None
+
+    def decode_root(self) -> None:
+        """Decode the top document's nodes into ``root.nodes`` (once; no-op after).
+
+        Raises:
+            KoBrowserError: The answer is not an AX tree (as a call whose
+                decoder refused its answer).
+        """
+        raw, self.root_raw = self.root_raw, None
+        if raw is None:
+            return
+        try:
+            self.root.nodes = decode_snapshot_nodes(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise KoBrowserError(f"{_AX}: unexpected answer: {exc}") from None
 
 
 _AX = "Accessibility.getFullAXTree"
@@ -113,8 +133,13 @@ def _owner(raw: msgspec.Raw) -> int:
     return _OWNER.decode(raw).backendNodeId
 
 
-def _ax_nodes(raw: msgspec.Raw) -> list[AXNode]:
-    return decode_snapshot_nodes(raw)
+class _Undecoded:
+    """An AX answer kept as JSON (see :attr:`FetchedFrames.root_raw`)."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: msgspec.Raw) -> None:
+        self.raw = raw
 
 
 def _ax_frame(
@@ -130,7 +155,7 @@ def _child_ax(session: CDPSession, frame_id: str, clickable: ClickableMaps | Non
     return (session, _AX, {"frameId": frame_id}, decode)
 
 
-_LEAN_AX_NODES = LeanAXDecode(_ax_nodes)
+_LEAN_AX_LATER = LeanAXDecode(_Undecoded)
 
 
 class AXBudget:
@@ -298,7 +323,7 @@ async def _fetch(
         # The top document is built with everything; a child frame's
         # content is built as soon as it arrives (prebuild_frame).
         own_decode = (
-            _LEAN_AX_NODES
+            _LEAN_AX_LATER
             if own_id is None
             else LeanAXDecode(functools.partial(_ax_frame, own_id, session, clickable))
         )
@@ -336,6 +361,7 @@ async def _fetch(
     later: list[BatchCall] = []
     later_frames: list[tuple[str, bool]] = []  # (frame id, is an owner request)
     top_id = ""
+    top_raw: msgspec.Raw | None = None
 
     def need_owner(frame_id: str, session: CDPSession) -> None:
         cached = owner_cache.get(frame_id)
@@ -367,6 +393,8 @@ async def _fetch(
             if isinstance(own, KoBrowserError):
                 raise own
             top_id = root.frame.id
+            if isinstance(own, _Undecoded):
+                top_raw, own = own.raw, []
             own = FrameAX(frame_id=top_id, nodes=own)
         else:
             need_owner(root.frame.id, parent)
@@ -422,7 +450,11 @@ async def _fetch(
     for frame_id in [f for f in owner_cache if f not in documents]:
         del owner_cache[frame_id]
     return FetchedFrames(
-        root=frames[top_id], documents=documents, url=documents[top_id].url, frames=frames
+        root=frames[top_id],
+        documents=documents,
+        url=documents[top_id].url,
+        frames=frames,
+        root_raw=top_raw,
     )
 
 

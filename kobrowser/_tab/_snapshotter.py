@@ -195,6 +195,7 @@ class Snapshotter:
         fresh: bool,
     ) -> Snapshot:
         """Build, filter, number and format what ``take`` fetched (no I/O, no await)."""
+        fetched.decode_root()
         mirror, cache = self.mirror, self.cache
         top = None if answer is None else answer.nodes
         if watch is not None and maps is not None:
