@@ -19,12 +19,13 @@ from .._clickable import ClickableMaps
 from .._concurrency import gather, unwrapping
 from .._snapshot import Element, Snapshot, number_snapshot
 from ..snapshot import build_tree, filter_tree
+from ..snapshot._ax import gc_paused
 from ._clickwatch import ClickWatch
 from ._fetch import FetchCache, fetch_frames, resolve_scope
 from ._incremental import IncrementalBuilder, compare_numbered
 
 if TYPE_CHECKING:
-    from .._axmirror import TabMirror
+    from .._axmirror import MirrorAnswer, TabMirror
     from ..cdp import CDPSession
     from ..snapshot import AXNode, Node
     from ..snapshot._filter import FilterCache
@@ -150,6 +151,52 @@ class Snapshotter:
                 top_frame = fetched.root.frame_id
                 scope = {(top_frame, backend) for backend in found}
 
+        # Building, filtering and numbering allocate hundreds of thousands of
+        # objects, and the fetched AX structs hold tens of thousands of lists:
+        # one collector pause over the whole stretch (no await in it), with the
+        # fetched data let go before it ends, so no collection walks it.
+        with gc_paused():
+            snapshot = self._finish(
+                fetched,
+                answer,
+                maps,
+                watch,
+                oopifs,
+                framed,
+                same,
+                scope,
+                interactive=interactive,
+                compact=compact,
+                depth=depth,
+                text_limit=text_limit,
+                timeout=timeout,
+                fresh=fresh,
+            )
+            del fetched  # the AX structs (a mirror keeps its own nodes)
+        self.latest = snapshot
+        return snapshot
+
+    def _finish(
+        self,
+        fetched: FetchedFrames,
+        answer: MirrorAnswer | None,
+        maps: ClickableMaps | None,
+        watch: ClickWatch | None,
+        oopifs: list[tuple[str, CDPSession, CDPSession]],
+        framed: dict[CDPSession, list[AXNode]],
+        same: dict[str, list[AXNode]],
+        scope: set[tuple[str, int]] | None,
+        *,
+        interactive: bool,
+        compact: bool,
+        depth: int | None,
+        text_limit: int | None,
+        timeout: float,
+        fresh: bool,
+    ) -> Snapshot:
+        """Build, filter, number and format what ``take`` fetched (no I/O, no await)."""
+        mirror, cache = self.mirror, self.cache
+        top = None if answer is None else answer.nodes
         if watch is not None and maps is not None:
             watch.after(maps)
         root_nodes = fetched.root.nodes
@@ -205,7 +252,6 @@ class Snapshotter:
             documents=fetched.documents,
             owners=dict(cache.owners),
         )
-        self.latest = snapshot
         return snapshot
 
 
