@@ -52,6 +52,12 @@ const within = (node, target) => {
   for (let n = node; n; n = n.parentNode || n.host) if (n === target) return true;
   return false;
 };
+// The control of the <label> holding `el` (through shadow roots), if any.
+const controlOf = (el) => {
+  let label = el;
+  while (label && label.nodeName !== 'LABEL') label = label.parentNode || label.host;
+  return label ? label.control : null;
+};
 const IMPLICIT = {A: 'link', BUTTON: 'button', INPUT: 'textbox', SELECT: 'combobox',
   TEXTAREA: 'textbox', IMG: 'img', IFRAME: 'iframe', H1: 'heading', H2: 'heading',
   H3: 'heading', NAV: 'navigation', MAIN: 'main', HEADER: 'banner', FOOTER: 'contentinfo',
@@ -101,9 +107,7 @@ const armGuard = (el, ms, hop) => {
         // its control (as a trusted click): that is the label's click.
         // The label may hold the element through a shadow root (its text
         // in a component), so look up the composed tree.
-        let label = g.el;
-        while (label && label.nodeName !== 'LABEL') label = label.parentNode || label.host;
-        const control = label && label.control;
+        const control = controlOf(g.el);
         if (control && (path.includes(control)
             || (g.forward && path.includes(veilOf(rootsOf(control)))))) return;
       }
@@ -165,13 +169,20 @@ const armGuard = (el, ms, hop) => {
 const rootCheck = (w, root, e) => {
   const g = w.__koGuard;
   if (!g || !g.passed || g.passed.e !== e) return;
-  const at = g.roots.indexOf(root);
-  if (at < 0) return;
-  let next = g.el;
-  for (let i = at - 1; i >= 0; i--) {
-    if (g.roots[i].mode === 'closed') { next = g.roots[i].host; break; }
-  }
-  if (e.composedPath().includes(next)) return;
+  // From here the path shows the element, or the host of the next closed
+  // root on its way.
+  const bound = (node, roots) => {
+    const at = roots.indexOf(root);
+    if (at < 0) return false;
+    let next = node;
+    for (let i = at - 1; i >= 0; i--) {
+      if (roots[i].mode === 'closed') { next = roots[i].host; break; }
+    }
+    return e.composedPath().includes(next);
+  };
+  if (bound(g.el, g.roots)) return;
+  const control = e.type === 'click' && g.forward && controlOf(g.el);
+  if (control && bound(control, rootsOf(control))) return;  // a label's click, passed on
   const press = e.type === 'pointerdown' || e.type === 'mousedown';
   g.ok--; g.hits[e.type]--; g.blocked++;
   g.live = press ? false : g.passed.live;

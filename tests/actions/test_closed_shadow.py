@@ -182,9 +182,7 @@ async def test_click_in_a_closed_root(open_tab: Any, page_url: Any, where: str) 
 
 
 @WHERE
-async def test_hover_fill_and_drag_in_a_closed_root(
-    open_tab: Any, page_url: Any, where: str
-) -> None:
+async def test_hover_and_drag_in_a_closed_root(open_tab: Any, page_url: Any, where: str) -> None:
     async with open_tab(_placed(page_url, WIDGETS, where)) as tab:
         snap = await tab.snapshot()
         span = find(snap, "button", "Span button")
@@ -195,14 +193,22 @@ async def test_hover_fill_and_drag_in_a_closed_root(
             await anyio.sleep(0.05)
         assert await inner_log(span) == ["mouseover:inspan"]
 
-        field = find(snap, "textbox", "Inner field")
-        await tab.fill(field.id, "new")
-        assert await tab.value(field.id) == "new"
-
         handle, zone = find(snap, "button", "Handle"), find(snap, "region", "Zone")
         await tab.drag(handle.id, zone.id)
         assert await eval_in(zone, "function() { return window.__dropped; }") == "zone"
         assert await inner_log(handle, "pointerdown") == ["pointerdown:handle"]
+
+
+@WHERE
+async def test_fill_and_type_in_a_closed_root(open_tab: Any, page_url: Any, where: str) -> None:
+    async with open_tab(_placed(page_url, WIDGETS, where)) as tab:
+        snap = await tab.snapshot()
+        field = find(snap, "textbox", "Inner field")
+        await tab.fill(field.id, "new")
+        assert await tab.value(field.id) == "new"
+        await tab.type(field.id, "er")
+        assert await tab.value(field.id) == "newer"
+        assert await inner_log(field, "input") == ["input:infield"] * 3
 
 
 @WHERE
@@ -253,3 +259,70 @@ async def test_press_on_a_cover_in_the_closed_root_is_blocked_and_sent_again(
         await tab.click(button.id)
         assert await eval_in(button, "function() { return window.__lidPresses; }") == 1
         assert await inner_log(button, *MOUSE) == clicks("sprung")
+
+
+LABELS = """
+<template id="labels">
+  <label for="terms" id="lab">Accept the terms</label> <input type="checkbox" id="terms"
+    aria-label="Terms"><br>
+  <label id="wrap"><input type="checkbox" id="news">Send news</label>
+</template>
+<x-box id="box" tpl="labels"></x-box>
+"""
+
+
+@WHERE
+async def test_click_on_a_label_in_a_closed_root_reaches_its_control(
+    open_tab: Any, page_url: Any, where: str
+) -> None:
+    async with open_tab(_placed(page_url, LABELS, where)) as tab:
+        snap = await tab.snapshot()
+        text = find(snap, "text", "Accept the terms")
+        await tab.click(text.id)
+        terms = find(snap, "checkbox", "Terms")
+        assert await tab.is_checked(terms.id) is True
+        assert await inner_log(text, "click") == ["click:lab", "click:terms"]
+        news = find(snap, "checkbox", "Send news")
+        await tab.click(news.id)
+        assert await tab.is_checked(news.id) is True
+
+
+LISTBOXES = """
+<select id="one" aria-label="Fruit" size="4">
+  <option value="a">Apple</option><option value="b">Banana</option>
+  <option value="c">Cherry</option><option value="d">Date</option>
+</select>
+<select id="many" aria-label="Herbs" size="4" multiple>
+  <option value="p">Parsley</option><option value="s">Sage</option>
+  <option value="r">Rosemary</option><option value="t">Thyme</option>
+</select>
+<script>
+window.__changes = [];
+addEventListener('change', (e) => window.__changes.push(e.target.id + '=' + e.target.value));
+</script>
+"""
+
+
+@WHERE
+async def test_click_on_an_option_of_a_listbox_selects_it(
+    open_tab: Any, page_url: Any, where: str
+) -> None:
+    async with open_tab(_placed(page_url, LISTBOXES, where)) as tab:
+        snap = await tab.snapshot()
+        banana, fruit = find(snap, "option", "Banana"), find(snap, "listbox", "Fruit")
+        await tab.click(banana.id)
+        assert await tab.value(fruit.id) == "b"
+        cherry = find(snap, "option", "Cherry")
+        await tab.click(cherry.id)
+        assert await tab.value(fruit.id) == "c"
+        sage, thyme = find(snap, "option", "Sage"), find(snap, "option", "Thyme")
+        await tab.click(sage.id)
+        await tab.click(thyme.id, modifiers=["Control"])
+        herbs = "[...el.parentElement.selectedOptions].map((o) => o.value)"
+        assert await eval_in(sage, f"function() {{ const el = this; return {herbs}; }}") == [
+            "s",
+            "t",
+        ]
+        changes = await eval_in(sage, "function() { return window.__changes; }")
+        # (The value of a multiple select is its first selected option's.)
+        assert changes == ["one=b", "one=c", "many=s", "many=s"], changes
