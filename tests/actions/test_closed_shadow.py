@@ -16,7 +16,7 @@ import pytest
 
 from kobrowser import NotInteractableError
 
-from ._pages import eval_in, find, iframe
+from ._pages import eval_in, find, iframe, read_log
 
 pytestmark = pytest.mark.anyio
 
@@ -285,6 +285,39 @@ async def test_click_on_a_label_in_a_closed_root_reaches_its_control(
         news = find(snap, "checkbox", "Send news")
         await tab.click(news.id)
         assert await tab.is_checked(news.id) is True
+
+
+FRAMED = """
+<template id="framed">
+  <div style="position:relative">
+    IFRAME
+    <div id="lid" style="display:none;position:absolute;left:0;top:0;width:600px;height:300px;
+      background:#000">lid</div>
+  </div>
+</template>
+<x-box id="box" tpl="framed"></x-box>
+"""
+
+
+async def test_click_in_a_frame_whose_iframe_is_in_a_closed_root(
+    open_tab: Any, page_url: Any
+) -> None:
+    """The <iframe> holding the element sits in a closed root of the page above:
+    the hit test there sees into it too, and a cover there is still seen."""
+    inner = page_url('<button id="btn">Press me</button>', cross=True)
+    outer = FRAMED.replace("IFRAME", iframe(inner, 300, 120, "Frame"))
+    async with open_tab(str(page_url(COMPONENT + outer))) as tab:
+        snap = await tab.snapshot()
+        button = find(snap, "button", "Press me")
+        await tab.click(button.id)
+        log = await read_log(button, *MOUSE)
+        assert [(e["type"], e["target"], e["trusted"]) for e in log] == [
+            (t, "btn", True) for t in MOUSE
+        ]
+        await tab.evaluate("window.__roots.box.getElementById('lid').style.display = 'block'")
+        with pytest.raises(NotInteractableError, match="<div id=lid>"):
+            await tab.click(button.id, timeout=1)
+        assert len(await read_log(button, *MOUSE)) == len(MOUSE)
 
 
 LISTBOXES = """
