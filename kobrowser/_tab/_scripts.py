@@ -20,18 +20,43 @@ __all__ = [
 ]
 
 _PRELUDE = r"""
-const deepHit = (x, y) => {
+// The shadow roots holding `el`, innermost first. A closed root cannot be
+// reached from its host (no host.shadowRoot): only the element knows it.
+const rootsOf = (el) => {
+  const roots = [];
+  for (let r = el.getRootNode(); r && r.host; r = r.host.getRootNode()) roots.push(r);
+  return roots;
+};
+// The element at (x, y), through open shadow roots and through the closed
+// ones among `roots` (those holding the element acted on): any other
+// closed root is opaque, as it is to the page.
+const deepHit = (x, y, roots) => {
   let hit = document.elementFromPoint(x, y);
-  while (hit && hit.shadowRoot) {
-    const inner = hit.shadowRoot.elementFromPoint(x, y);
+  while (hit) {
+    const root = hit.shadowRoot || (roots && roots.find((r) => r.host === hit));
+    if (!root) break;
+    const inner = root.elementFromPoint(x, y);
     if (!inner || inner === hit) break;
     hit = inner;
   }
   return hit;
 };
+// The host of the outermost closed root holding `el` (null: none). An
+// event's composedPath() seen from the window stops there.
+const veilOf = (roots) => {
+  let veil = null;
+  for (const r of roots) if (r.mode === 'closed') veil = r.host;
+  return veil;
+};
 const within = (node, target) => {
   for (let n = node; n; n = n.parentNode || n.host) if (n === target) return true;
   return false;
+};
+// The control of the <label> holding `el` (through shadow roots), if any.
+const controlOf = (el) => {
+  let label = el;
+  while (label && label.nodeName !== 'LABEL') label = label.parentNode || label.host;
+  return label ? label.control : null;
 };
 const IMPLICIT = {A: 'link', BUTTON: 'button', INPUT: 'textbox', SELECT: 'combobox',
   TEXTAREA: 'textbox', IMG: 'img', IFRAME: 'iframe', H1: 'heading', H2: 'heading',
@@ -69,20 +94,24 @@ const armGuard = (el, ms, hop) => {
       g.counts[e.type] = (g.counts[e.type] || 0) + 1;
       const path = e.composedPath();
       const press = e.type === 'pointerdown' || e.type === 'mousedown';
-      if (e.type === 'pointerdown') g.capture = null;  // each press captures anew
+      if (e.type === 'pointerdown') g.capture = g.up = null;  // each press captures anew
+      if (e.type.startsWith('pointer')) g.at = [e.clientX, e.clientY];
       // The page captured the pointer when the element was pressed
       // (setPointerCapture on an ancestor: a slider's track): the rest of
       // the click goes to the capturing element wherever the pointer is.
-      const onEl = path.includes(g.el) || (!press && !!g.capture && e.target === g.capture);
+      const onEl = reaches(g, e, path) || (!press && !!g.capture && e.target === g.capture);
+      if (press) g.down = onEl;
+      if (e.type === 'pointerup' || e.type === 'mouseup') g.up = onEl;
       if (!g.hop && !onEl && e.type === 'click' && g.hits.click) {
         // A <label>'s own click, once it reached the label, goes on to
         // its control (as a trusted click): that is the label's click.
         // The label may hold the element through a shadow root (its text
         // in a component), so look up the composed tree.
-        let label = g.el;
-        while (label && label.nodeName !== 'LABEL') label = label.parentNode || label.host;
-        if (label && label.control && path.includes(label.control)) return;
+        const control = controlOf(g.el);
+        if (control && (path.includes(control)
+            || (g.forward && path.includes(veilOf(rootsOf(control)))))) return;
       }
+      const wasLive = g.live;
       if (press) g.live = onEl;
       else if (onEl && w.top === w && !g.counts.pointerdown && !g.counts.mousedown)
         // In the top frame no press can be routed elsewhere: one this guard
@@ -92,6 +121,15 @@ const armGuard = (el, ms, hop) => {
       if (!g.hop && onEl && g.live) {
         g.ok++;
         g.hits[e.type] = (g.hits[e.type] || 0) + 1;
+        // Judged by the point (the element is in a closed root): the
+        // closed roots on its way check the real path (see rootCheck).
+        if (!path.includes(g.el)) g.passed = {e, live: wasLive};
+        if (e.type === 'click' && !g.forward) {
+          // A label passes its click on to a control in a closed root
+          // within this task (the control is hidden from the window).
+          g.forward = true;
+          setTimeout(() => { g.forward = false; }, 0);
+        }
         return;
       }
       if (g.hop && onEl) g.misrouted++; else g.blocked++;
@@ -109,8 +147,70 @@ const armGuard = (el, ms, hop) => {
       if (g && e.isTrusted) g.counts.mousemove = (g.counts.mousemove || 0) + 1;
     }, true);
   }
+  const roots = rootsOf(el);
   w.__koGuard = {el, hop: !!hop, live: false, capture: null, ok: 0, blocked: 0, misrouted: 0,
-    hits: {}, counts: {}, until: performance.now() + ms};
+    hits: {}, counts: {}, until: performance.now() + ms, roots, veil: veilOf(roots),
+    at: null, down: null, up: null, forward: false, passed: null};
+  if (!hop) {
+    w.__koRoots = w.__koRoots || new WeakSet();
+    for (const root of roots) {
+      if (root.mode !== 'closed' || w.__koRoots.has(root)) continue;
+      w.__koRoots.add(root);
+      for (const t of GUARD_TYPES) root.addEventListener(t, (e) => rootCheck(w, root, e), true);
+    }
+  }
+};
+// An event the window let through by its point (see reaches) passes each
+// closed root on the element's way, whose own view of the path shows the
+// next closed host inside (or the element): the page may have moved
+// things between the browser's hit test and the guard (a window listener
+// that ran first), so a root that sees the event bound elsewhere takes it
+// back. Page listeners above the root saw it; nothing inside does.
+const rootCheck = (w, root, e) => {
+  const g = w.__koGuard;
+  if (!g || !g.passed || g.passed.e !== e) return;
+  // From here the path shows the element, or the host of the next closed
+  // root on its way.
+  const bound = (node, roots) => {
+    const at = roots.indexOf(root);
+    if (at < 0) return false;
+    let next = node;
+    for (let i = at - 1; i >= 0; i--) {
+      if (roots[i].mode === 'closed') { next = roots[i].host; break; }
+    }
+    return e.composedPath().includes(next);
+  };
+  if (bound(g.el, g.roots)) return;
+  const control = e.type === 'click' && g.forward && controlOf(g.el);
+  if (control && bound(control, rootsOf(control))) return;  // a label's click, passed on
+  const press = e.type === 'pointerdown' || e.type === 'mousedown';
+  g.ok--; g.hits[e.type]--; g.blocked++;
+  g.live = press ? false : g.passed.live;
+  if (press) g.down = false;
+  if (e.type === 'pointerup' || e.type === 'mouseup') g.up = false;
+  g.passed = null;
+  e.stopImmediatePropagation();
+  e.preventDefault();
+};
+// Whether event `e` (its composed path as the window sees it) is bound for
+// the guarded element. Inside a closed root the path stops at the root's
+// host, so the element under the event's point decides (the pointer
+// event's own, fractional, point when the mouse event follows it there).
+// A mouse event goes where the pointer event before it went, and a click
+// to the common ancestor of its press and release: judged as they were
+// (the page may have moved things in between).
+const reaches = (g, e, path) => {
+  if (path.includes(g.el)) return true;
+  if (!g.veil || !path.includes(g.veil)) return false;
+  const t = e.type;
+  if (t === 'mousedown' && g.down !== null) return g.down;
+  if (t === 'mouseup' && g.up !== null) return g.up;
+  if ((t === 'click' || t === 'dblclick' || t === 'auxclick') && g.down !== null
+      && g.up !== null) return g.down && g.up;
+  let [x, y] = [e.clientX, e.clientY];
+  if (g.at && Math.abs(g.at[0] - x) < 1 && Math.abs(g.at[1] - y) < 1) [x, y] = g.at;
+  const hit = deepHit(x, y, g.roots);
+  return !!hit && within(hit, g.el);
 };
 """
 
@@ -150,8 +250,9 @@ PROBE = (
   for (let i = 1; i < 8; i++) for (let j = 1; j < 4; j++)
     candidates.push([left + (right - left) * i / 8, top + (bottom - top) * j / 4]);
   const points = []; let cover = null;
+  const roots = rootsOf(el);
   for (const [x, y] of candidates) {
-    const hit = deepHit(x, y);
+    const hit = deepHit(x, y, roots);
     if (hit && within(hit, el)) points.push([x, y]);
     else if (!cover && hit) cover = describe(hit);
     if (points.length >= 6) break;
@@ -171,9 +272,10 @@ HOP = (
   const ox = r.left + this.clientLeft + parseFloat(cs.paddingLeft || '0');
   const oy = r.top + this.clientTop + parseFloat(cs.paddingTop || '0');
   const out = []; let cover = null;
+  const roots = rootsOf(this);
   for (const [x, y] of points) {
     const px = x + ox, py = y + oy;
-    const hit = deepHit(px, py);
+    const hit = deepHit(px, py, roots);
     if (hit === this) out.push([px, py]);
     else if (!cover) cover = describe(hit);
   }
