@@ -19,7 +19,7 @@ from .._clickable import ClickableMaps
 from .._concurrency import gather, unwrapping
 from .._snapshot import Element, Snapshot, number_snapshot
 from ..snapshot import build_tree, filter_tree
-from ..snapshot._ax import gc_paused
+from ..snapshot._ax import counted_nodes, gc_paused
 from ._clickwatch import ClickWatch
 from ._fetch import FetchCache, fetch_frames, resolve_scope
 from ._incremental import IncrementalBuilder, compare_numbered
@@ -204,10 +204,10 @@ class Snapshotter:
         # A fresh snapshot is a one-off full read: it starts no mirror (a
         # scraper's single snapshot of a big page must not set off a crawl).
         if mirror is not None and top is None and not fresh:
-            mirror.after_full(len(root_nodes), timeout=timeout)
+            mirror.after_full(counted_nodes(root_nodes), timeout=timeout)
         if mirror is not None and oopifs and not fresh:
             counts = {
-                session: len(read.nodes)
+                session: counted_nodes(read.nodes)
                 for frame_id, session, _ in oopifs
                 if session not in framed and (read := fetched.frames.get(frame_id)) is not None
             }
@@ -277,7 +277,7 @@ def _after_same_frames(
         if frame_id not in roots
     ]
     counts = {
-        (session, frame_id): len(read.nodes)
+        (session, frame_id): counted_nodes(read.nodes)
         for session, frame_id in present
         if start and frame_id not in same and (read := fetched.frames.get(frame_id)) is not None
     }

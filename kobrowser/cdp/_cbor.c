@@ -25,6 +25,11 @@
  *       the maps directly inside a node (its role, name, value ...). A
  *       dropped value held in an envelope is stepped over without reading
  *       it (its length is still checked); the output is otherwise the same.
+ *       Also left out: every node after the first (the root) that says
+ *       "ignored": false and then has the role InlineTextBox (the role map's
+ *       last key "value" with exactly that string). The snapshot never prints
+ *       such a node nor anything below it. The rest of the node after its role
+ *       is stepped over the same way.
  *
  *   to_json(buffer, lean, lean_clickable) -> bytes
  *       Also: when the top-level "id" is in the set ``lean_clickable``, it
@@ -122,6 +127,9 @@ typedef struct {
     PyObject *lean_click; /* set of call ids answered lean (clickable maps), or NULL */
     int lean_depth;       /* depth of the lean result map; 0: not lean */
     int lean_kind;        /* 1: a lean AX tree, 2: a lean clickable map */
+    int node_shown;       /* the lean AX node being read said "ignored": false */
+    int drop_node;        /* ... and then its role was InlineTextBox: leave it out */
+    int may_drop;         /* the node being read is not the first of "nodes" */
 } Dec;
 
 static int fail(Dec *d, Py_ssize_t offset, const char *fmt, ...) {
@@ -487,6 +495,25 @@ static int lean_kind_of(Dec *d) {
     return 0;
 }
 
+/* Whether the JSON just written for a lean AX node's key ``name`` shows the
+ * node can be left out whole: "ignored" is false (node_shown), then the role
+ * (``{"type":"role","value":"InlineTextBox"}``, its "value" last) names an
+ * InlineTextBox, which the snapshot never prints, nor anything below it
+ * (kobrowser/snapshot/_roles.py). An ignored node's children are walked, so
+ * it stays, whatever its role. */
+static void note_node_key(Dec *d, const uint8_t *name, Py_ssize_t name_len, const char *json,
+                          Py_ssize_t len) {
+    static const char inline_box[] = "\"value\":\"InlineTextBox\"}";
+    const Py_ssize_t n = (Py_ssize_t)(sizeof inline_box - 1);
+    if (name_len == 7 && memcmp(name, "ignored", 7) == 0)
+        d->node_shown = len == 5 && memcmp(json, "false", 5) == 0;
+    else if (name_len == 4 && memcmp(name, "role", 4) == 0 && d->may_drop && d->node_shown &&
+             len > n &&
+             (json[len - n - 1] == ',' || json[len - n - 1] == '{') &&
+             memcmp(json + len - n, inline_box, (size_t)n) == 0)
+        d->drop_node = 1;
+}
+
 static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64_t count) {
     Out *o = &d->out;
     if (++d->depth > MAX_DEPTH) return fail(d, head, "malformed CBOR: nested deeper than %d", MAX_DEPTH);
@@ -502,6 +529,10 @@ static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64
         if (d->depth == d->lean_depth + 2) lean = d->lean_kind == 1 ? 1 : 3;
         else if (d->depth == d->lean_depth + 3) lean = d->lean_kind == 1 ? 2 : 4;
     }
+    if (lean == 1) d->node_shown = d->drop_node = 0;
+    /* a lean AX tree's "nodes" array: nodes after the first (the root) that
+     * note_node_key finds are left out, and the rest of them goes unread */
+    int nodes_array = !is_map && d->lean_depth && d->lean_kind == 1 && d->depth == d->lean_depth + 1;
     Py_ssize_t written = 0;
     for (uint64_t n = 0;; n++) {
         if (indefinite) {
@@ -519,13 +550,13 @@ static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64
             o->data[o->len++] = ',';
         }
         written++;
+        const uint8_t *name = NULL;
+        Py_ssize_t name_len = 0;
         if (is_map) {
-            const uint8_t *name = NULL;
-            Py_ssize_t name_len = 0;
             if (key(d, &name, &name_len) < 0) return -1;
             RESERVE(o, 1);
             o->data[o->len++] = ':';
-            if (lean && name != NULL && lean_drops(lean, name, name_len)) {
+            if (lean && ((lean == 1 && d->drop_node) || (name != NULL && lean_drops(lean, name, name_len)))) {
                 int skipped = skip_enveloped(d);
                 if (skipped < 0 || (skipped == 0 && item(d) < 0)) return -1;
                 o->len = mark; /* the entry never happened */
@@ -560,7 +591,18 @@ static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64
                 d->pos = save;
             }
         }
+        Py_ssize_t value_at = o->len;
+        if (nodes_array) d->may_drop = n > 0;
         if (item(d) < 0) return -1;
+        if (lean == 1 && name != NULL)
+            note_node_key(d, name, name_len, o->data + value_at, o->len - value_at);
+        if (nodes_array) {
+            if (d->drop_node) {
+                o->len = mark; /* left out: never printed, nor anything below it */
+                written--;
+            }
+            d->node_shown = d->drop_node = d->may_drop = 0;
+        }
     }
     RESERVE(o, 1);
     o->data[o->len++] = is_map ? '}' : ']';
@@ -921,8 +963,9 @@ static PyMethodDef methods[] = {
  * change: a build left over from an older _cbor.c (an editable install not
  * rebuilt) is then refused at import and the JSON pipe used, instead of
  * failing every launch. 2: to_json(data, lean). 3: to_json(data, lean,
- * lean_clickable) and the CLICKABLE_*_KEYS attributes. */
-#define CODEC_ABI 3
+ * lean_clickable) and the CLICKABLE_*_KEYS attributes. 4: a lean AX answer
+ * leaves out its InlineTextBox nodes. */
+#define CODEC_ABI 4
 
 static int exec_module(PyObject *module) {
     init_tables();

@@ -14,7 +14,7 @@ walking tens of thousands of freshly decoded nodes.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
@@ -26,6 +26,7 @@ __all__ = [
     "AXProperty",
     "AXTree",
     "AXValue",
+    "counted_nodes",
     "decode_ax_tree",
     "decode_snapshot_nodes",
     "gc_paused",
@@ -159,3 +160,19 @@ def decode_snapshot_nodes(data: bytes | bytearray | memoryview | str) -> list[AX
     """
     with gc_paused():
         return cast("list[AXNode]", _WALK_DECODER.decode(data).nodes)
+
+
+def counted_nodes(nodes: Sequence[AXNode]) -> int:
+    """How many of a document's nodes count toward the AX mirror's ``min_nodes``.
+
+    All but its shown inline text boxes (after the root). A lean answer on the
+    CBOR pipe leaves those out (the snapshot never prints them), so counting
+    them on other transports would start mirrors at other page sizes.
+    """
+    boxes = 0
+    for at in range(1, len(nodes)):
+        node = nodes[at]
+        role = node.role
+        if role is not None and not node.ignored and role.value == "InlineTextBox":
+            boxes += 1
+    return len(nodes) - boxes

@@ -135,3 +135,84 @@ def test_lean_still_checks_the_input() -> None:
         codec.to_json(data, [3])
     with pytest.raises(TypeError):
         codec.to_json()
+
+
+INLINE_BOX = {"type": "role", "value": "InlineTextBox"}
+
+
+def _box(node_id: str, **fields: Any) -> dict[str, Any]:
+    return {"nodeId": node_id, "ignored": False, "role": INLINE_BOX, **fields}
+
+
+def _left_out(index: int, node: dict[str, Any]) -> bool:
+    """Whether a lean answer leaves the node out (see ``to_json`` in _cbor.c)."""
+    if index == 0 or node.get("ignored") is not False:
+        return False
+    keys = list(node)
+    if "role" not in keys or keys.index("ignored") > keys.index("role"):
+        return False
+    role = {k: v for k, v in node["role"].items() if k != "sources"}
+    return list(role)[-1:] == ["value"] and role["value"] == "InlineTextBox"
+
+
+def test_lean_leaves_out_inline_text_boxes_after_the_root() -> None:
+    nodes = [
+        _box("1"),  # the root stays, whatever its role
+        {"nodeId": "2", "ignored": False, "role": {"type": "role", "value": "StaticText"}},
+        _box("3", name={"type": "computedString", "value": "Hi"}, childIds=["9"]),
+        _box("4"),
+        {"nodeId": "5", "ignored": True, "role": INLINE_BOX},  # ignored: its children are walked
+        {"nodeId": "6", "role": INLINE_BOX},  # not said to be shown
+        {"nodeId": "7", "role": INLINE_BOX, "ignored": False},  # said after its role
+        {"nodeId": "8", "ignored": False, "role": {"value": "InlineTextBox", "type": "role"}},
+        _box("10", backendDOMNodeId=4),
+    ]
+    lean = codec.to_json(_message(3, nodes, False), {3})
+    kept = msgspec.json.decode(lean)["result"]["nodes"]
+    assert [node["nodeId"] for node in kept] == ["1", "2", "5", "6", "7", "8"]
+    assert lean.startswith(b'{"id":3,"result":{"nodes":[{"nodeId":"1",')
+    assert b'"nodeId":"2","ignored":false,"role":{"type":"role","value":"StaticText"}},' in lean
+    assert b'"nodeId":"4"' not in lean and b'"Hi"' not in lean
+    # Only boxes: the root alone is left.
+    only = codec.to_json(_message(4, [_box("1"), _box("2"), _box("3")]), {4})
+    assert only == b'{"id":4,"result":{"nodes":[{"nodeId":"1","ignored":false,' + (
+        b'"role":{"type":"role","value":"InlineTextBox"}}]},"sessionId":"S1"}'
+    )
+    # The whole answer keeps them all.
+    whole = msgspec.json.decode(codec.to_json(_message(3, nodes, False)))
+    assert len(whole["result"]["nodes"]) == len(nodes)
+
+
+def test_the_rest_of_a_left_out_box_goes_unread() -> None:
+    # A box whose name holds an unsupported tag inside its envelope: stepped
+    # over (as any dropped key), so the lean answer reads; the whole one fails.
+    nodes = [_box("1"), _box("2", name={"type": "computedString", "value": "QQ"})]
+    data = _message(3, nodes, False)
+    assert data.count(b"\x62QQ") == 1
+    bad = data.replace(b"\x62QQ", b"\xc1\x61Q")  # same length
+    lean = msgspec.json.decode(codec.to_json(bad, {3}))
+    assert [node["nodeId"] for node in lean["result"]["nodes"]] == ["1"]
+    with pytest.raises(codec.CBORError, match="tag 1"):
+        codec.to_json(bad)
+
+
+ax_or_box = st.one_of(
+    ax_node,
+    ax_node.map(lambda node: {**node, "role": INLINE_BOX}),
+    ax_node.map(
+        lambda node: {"nodeId": node["nodeId"], "ignored": False, **node, "role": INLINE_BOX}
+    ),
+)
+
+
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(ax_or_box, max_size=6), st.booleans())
+def test_a_lean_answer_is_the_whole_one_without_its_boxes(
+    nodes: list[dict[str, Any]], utf16: bool
+) -> None:
+    data = _message(7, nodes, utf16)
+    whole = msgspec.json.decode(codec.to_json(data))["result"]
+    lean = msgspec.json.decode(codec.to_json(data, {7}))["result"]
+    kept = [node for i, node in enumerate(whole["nodes"]) if not _left_out(i, node)]
+    as_tree = AX_TREE_DECODER.decode
+    assert as_tree(msgspec.json.encode(lean)) == as_tree(msgspec.json.encode({"nodes": kept}))
