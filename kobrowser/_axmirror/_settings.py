@@ -25,7 +25,9 @@ class AXMirrorSettings(msgspec.Struct, frozen=True, kw_only=True):
     Attributes:
         enabled: keep mirrors at all.
         min_nodes: start a mirror for a document once a full fetch of it
-            had at least this many AX nodes.
+            had at least this many AX nodes (not counting the inline text
+            boxes, which the CBOR pipe leaves out: the same on every
+            transport).
         max_update_share: a snapshot whose pending updates touch more than
             this share of the mirrored nodes is fetched in full instead
             (it would cost as much, and a page that changed that much is
