@@ -205,19 +205,24 @@ def clickable_from_snapshot(raw: bytes | msgspec.Raw) -> dict[int, int]:
     The result must have been taken with ``computedStyles: ["cursor"]`` (see
     :data:`PARAMS`).
     """
+    # Read in a helper: the decoded answer (arrays with an item per DOM node)
+    # is let go when it returns, inside the pause, so no collection walks it.
     with gc_paused():
-        captured = _DECODER.decode(raw)
-        strings = captured.strings
-        pointer = strings.index("pointer") if "pointer" in strings else -2
-        never = {i for i, s in enumerate(strings) if s in _NEVER}
-        found: dict[int, int] = {}
-        documents = captured.documents
-        for at in range(len(documents)):
-            _document(documents[at], pointer, never, found)
-        # Let the decoded answer go inside the pause: its arrays hold an item
-        # per DOM node, which the collector would otherwise walk once more.
-        del captured, strings, documents
-        return found
+        return _map_of(_DECODER.decode(raw))
+
+
+def _map_of(captured: _Captured) -> dict[int, int]:
+    pointer, never = _markers(captured.strings)
+    found: dict[int, int] = {}
+    for document in captured.documents:
+        _document(document, pointer, never, found)
+    return found
+
+
+def _markers(strings: list[str]) -> tuple[int, set[int]]:
+    """The string index of ``pointer`` (-2: none), and those of the elements never clickable."""
+    pointer = strings.index("pointer") if "pointer" in strings else -2
+    return pointer, {i for i, s in enumerate(strings) if s in _NEVER}
 
 
 class ClickableIndex:
@@ -305,22 +310,21 @@ def clickable_index(raw: bytes | msgspec.Raw) -> ClickableIndex | None:
     None when the session renders more than one document (same-process
     frames) or a shadow root: its map is only ever read afresh.
     """
-    with gc_paused():
-        captured = _DECODER.decode(raw)
-        if len(captured.documents) != 1:
-            return None
-        document = captured.documents[0]
-        shadows = document.nodes.shadowRootType
-        if shadows is not None and shadows.index:
-            return None
-        strings = captured.strings
-        pointer = strings.index("pointer") if "pointer" in strings else -2
-        never = {i for i, s in enumerate(strings) if s in _NEVER}
-        found: dict[int, int] = {}
-        index = ClickableIndex(found, {}, {}, {})
-        _document(document, pointer, never, found, index)
-        del captured, strings, document  # as in clickable_from_snapshot
-        return index
+    with gc_paused():  # the answer is let go inside the pause, as in clickable_from_snapshot
+        return _index_of(_DECODER.decode(raw))
+
+
+def _index_of(captured: _Captured) -> ClickableIndex | None:
+    if len(captured.documents) != 1:
+        return None
+    document = captured.documents[0]
+    shadows = document.nodes.shadowRootType
+    if shadows is not None and shadows.index:
+        return None
+    pointer, never = _markers(captured.strings)
+    index = ClickableIndex({}, {}, {}, {})
+    _document(document, pointer, never, index.found, index)
+    return index
 
 
 def _document(
