@@ -133,13 +133,8 @@ def _owner(raw: msgspec.Raw) -> int:
     return _OWNER.decode(raw).backendNodeId
 
 
-class _Undecoded:
-    """An AX answer kept as JSON (see :attr:`FetchedFrames.root_raw`)."""
-
-    __slots__ = ("raw",)
-
-    def __init__(self, raw: msgspec.Raw) -> None:
-        self.raw = raw
+def _undecoded(raw: msgspec.Raw) -> msgspec.Raw:
+    return raw  # kept as JSON (see FetchedFrames.root_raw)
 
 
 def _ax_frame(
@@ -155,7 +150,7 @@ def _child_ax(session: CDPSession, frame_id: str, clickable: ClickableMaps | Non
     return (session, _AX, {"frameId": frame_id}, decode)
 
 
-_LEAN_AX_LATER = LeanAXDecode(_Undecoded)
+_LEAN_AX_LATER = LeanAXDecode(_undecoded)
 
 
 class AXBudget:
@@ -393,8 +388,8 @@ async def _fetch(
             if isinstance(own, KoBrowserError):
                 raise own
             top_id = root.frame.id
-            if isinstance(own, _Undecoded):
-                top_raw, own = own.raw, []
+            if isinstance(own, msgspec.Raw):
+                top_raw, own = own, []
             own = FrameAX(frame_id=top_id, nodes=own)
         else:
             need_owner(root.frame.id, parent)
