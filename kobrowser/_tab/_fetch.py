@@ -24,6 +24,7 @@ import msgspec
 
 from .._exceptions import KoBrowserError, SnapshotTooLargeError
 from ..cdp import LeanAXDecode
+from ..cdp._calls import unexpected_answer
 from ..snapshot._ax import AXNode, decode_snapshot_nodes
 from ..snapshot._tree import FrameAX, prebuild_frame
 from ._scope import resolve_scope
@@ -119,7 +120,7 @@ class FetchedFrames(msgspec.Struct):
         try:
             self.root.nodes = decode_snapshot_nodes(raw)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise KoBrowserError(f"{_AX}: unexpected answer: {exc}") from None
+            raise unexpected_answer(_AX, exc) from None
 
 
 _AX = "Accessibility.getFullAXTree"

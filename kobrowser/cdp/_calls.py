@@ -30,9 +30,16 @@ __all__ = [
     "LeanAXDecode",
     "LeanClickableDecode",
     "expire_call",
+    "unexpected_answer",
 ]
 
 EMPTY = msgspec.Raw(b"{}")
+
+
+def unexpected_answer(method: str, exc: Exception) -> KoBrowserError:
+    """The error of a call whose answer does not have the shape its decoder expects."""
+    return KoBrowserError(f"{method}: unexpected answer: {exc}")
+
 
 Decode = Callable[[msgspec.Raw], Any]
 """Turns a call's raw result into what :meth:`Connection.call_many` returns for it."""

@@ -39,6 +39,7 @@ from ._calls import (
     LeanAXDecode,
     LeanClickableDecode,
     expire_call,
+    unexpected_answer,
 )
 from ._events import ATTACHED, DETACHED, TARGET_REF
 from ._session import CDPSession
@@ -394,7 +395,7 @@ class Connection:
             try:
                 call.result = call.decoder(result)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                call.error = KoBrowserError(f"{call.method}: unexpected answer: {exc}")
+                call.error = unexpected_answer(call.method, exc)
             except KoBrowserError as exc:  # the decoder refused the answer on purpose
                 call.error = exc
             except Exception as exc:  # a decoder's bug must never stop the reader
