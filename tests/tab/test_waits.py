@@ -221,6 +221,12 @@ async def test_wait_for_load_of_a_started_navigation(server: PageServer, tab: Ta
     await tab.open(server.set_page("/start.html", "<a href='/slow-next.html'>next</a>"))
     await tab.evaluate("setTimeout(() => document.querySelector('a').click(), 0), 1")
     await gate.arrived()
+    # The request can reach the server before the tab has read Chrome's word
+    # that the navigation started (another channel; CI saw it). Until then,
+    # no wait can know of it.
+    with anyio.fail_after(10):
+        while not tab._page.navigating:
+            await tab._waits.changed()
     events: list[str] = []
 
     async def waiter() -> None:
