@@ -4,6 +4,9 @@
 into JSON. It is optional: without a C compiler the install still succeeds and
 ``launch()`` talks JSON over the pipe instead. Set ``KOBROWSER_NO_EXTENSION=1``
 to skip it on purpose.
+
+``kobrowser.snapshot._cwalk`` is the snapshot walk of ``_tree._build`` in C
+(full builds); without it the Python walk runs (see ``kobrowser/snapshot/_native.py``).
 """
 
 from __future__ import annotations
@@ -14,12 +17,21 @@ from setuptools import Extension, setup
 
 ext_modules = []
 if os.environ.get("KOBROWSER_NO_EXTENSION") != "1":
+    flags = ["-O2", "-std=c11"] if os.name != "nt" else []
     ext_modules.append(
         Extension(
             "kobrowser.cdp._cbor",
             sources=["kobrowser/cdp/_cbor.c"],
             optional=True,  # a failed build is a warning; the JSON pipe is the fallback
-            extra_compile_args=["-O2", "-std=c11"] if os.name != "nt" else [],
+            extra_compile_args=flags,
+        )
+    )
+    ext_modules.append(
+        Extension(
+            "kobrowser.snapshot._cwalk",
+            sources=["kobrowser/snapshot/_cwalk.c"],
+            optional=True,  # a failed build is a warning; the Python walk is the fallback
+            extra_compile_args=flags,
         )
     )
 

@@ -50,6 +50,12 @@ Rules of the walk itself, beyond the letter of the spec (decisions):
   text-field context of a matched element come from its real ancestors), but
   only content inside a matched element is kept. Text runs never merge across
   two matched elements.
+
+**The C walk.** Full builds (no ``scope``, no ``memo``) run
+``kobrowser.snapshot._cwalk`` when it is built (see ``_native``): a
+transliteration of :func:`_build`, which stays the reference. A rule changed
+here must be changed in ``_cwalk.c`` too (``tests/snapshot/test_cwalk.py``
+compares the two). :data:`USE_CWALK` switches it off.
 """
 
 from __future__ import annotations
@@ -63,6 +69,7 @@ import msgspec
 from ._ax import AXNode, gc_paused
 from ._labels import LABEL_END, LABEL_START, resolve_labels
 from ._memo import BuildMemo
+from ._native import load_cwalk
 from ._node import Node
 from ._promote import finish_candidate
 from ._roles import (
@@ -131,6 +138,12 @@ _MARKER: Final = re.compile(
 )
 
 
+_CWALK: Final = load_cwalk(_MARKER.fullmatch)
+
+USE_CWALK = True
+"""Full builds use the C walk when it is built (tests flip this to run the Python walk)."""
+
+
 # Marks a stack item that records a printed element's output in the memo.
 _RECORD: Final = object()
 
@@ -182,6 +195,10 @@ def build_tree(
     with gc_paused():
         if memo is not None:
             memo.clickable = frame.clickable
+        elif scope is None and USE_CWALK and _CWALK is not None:
+            built = _CWALK(frame, index, proper)
+            if built is not None:
+                return built
         return _build(frame, scope_set, scope is None, memo, index, proper)
 
 
@@ -201,7 +218,8 @@ def prebuild_frame(
     frame = FrameAX(frame_id=frame_id, nodes=nodes, clickable=clickable or {})
     if nodes and not _embeds_frames(nodes):
         with gc_paused():
-            frame.built = _build(frame, (), True)
+            built = _CWALK(frame, None, False) if USE_CWALK and _CWALK is not None else None
+            frame.built = built if built is not None else _build(frame, (), True)
     return frame
 
 
