@@ -3,9 +3,11 @@
  * THE REFERENCE IS kobrowser/snapshot/_tree.py::_build. This file is a
  * line-by-line transliteration of it for full builds (no scope, no memo), with
  * the hot helpers it inlines: _walkstate.push_children, _states.read_props,
- * the single-child finish case and the text piece tuple. Everything cold or
+ * the single-child finish case and the text piece tuple, and two more that
+ * measured as a large part of the walk when called back: _walkstate.finish
+ * (see finish_node) and frame_state's node index (see index_of). Everything cold or
  * rule-heavy is a call back into the Python function that holds the rule
- * (finish_candidate, resolve_labels, finish, flush_run, merge_text, push_frame,
+ * (finish_candidate, resolve_labels, flush_run, merge_text, push_frame,
  * frame_state, value_to_text, is_password_value, role_info, states_of, the
  * list-marker regex), handed over once by configure() (see _native.py). A rule
  * changed in the Python walk must be changed here too:
@@ -39,9 +41,9 @@ enum { SKIP = 0, BREAK = 1, TEXT = 2, TRANSPARENT = 3, NAMED = 4, STRUCTURE = 5,
 #define MAX_RULES 64
 
 /* Fields read at member offsets, per struct type. */
-enum { N_IGNORED, N_ROLE, N_NAME, N_VALUE, N_PROPS, N_CHILDREN, N_BACKEND, N_FIELDS };
-static const char *const NODE_FIELDS[N_FIELDS] = {"ignored", "role", "name", "value",
-                                                  "properties", "childIds", "backendDOMNodeId"};
+enum { N_IGNORED, N_ROLE, N_NAME, N_VALUE, N_PROPS, N_CHILDREN, N_BACKEND, N_NODEID, N_FIELDS };
+static const char *const NODE_FIELDS[N_FIELDS] = {"ignored", "role",     "name",             "value",
+                                                  "properties", "childIds", "backendDOMNodeId", "nodeId"};
 enum { P_NAME, P_VALUE, P_FIELDS };
 static const char *const PROP_FIELDS[P_FIELDS] = {"name", "value"};
 static const char *const VALUE_FIELDS[1] = {"value"};
@@ -70,7 +72,7 @@ typedef struct {
     PyObject *node_type; /* _node.Node */
     PyObject *role_cache, *role_info, *states_by_bits, *states_of;
     PyObject *value_to_text, *is_password_value;
-    PyObject *finish_candidate, *resolve_labels, *finish, *flush_run, *merge_text;
+    PyObject *finish_candidate, *resolve_labels, *flush_run, *merge_text;
     PyObject *push_frame, *frame_state, *marker_match;
     PyObject *separator, *line_break, *label_start, *label_end;
     PyObject *inline_roles, *field_roles;
@@ -146,7 +148,7 @@ static inline const Layout *layout_of(const Layouts *ls, PyObject *obj) {
 static void config_clear(void) {
     PyObject **objs[] = {&C.node_type, &C.role_cache, &C.role_info, &C.states_by_bits, &C.states_of,
                          &C.value_to_text, &C.is_password_value, &C.finish_candidate, &C.resolve_labels,
-                         &C.finish, &C.flush_run, &C.merge_text, &C.push_frame, &C.frame_state,
+                         &C.flush_run, &C.merge_text, &C.push_frame, &C.frame_state,
                          &C.marker_match, &C.separator, &C.line_break, &C.label_start, &C.label_end,
                          &C.inline_roles, &C.field_roles, &C.state_props, &C.s_empty, &C.s_label,
                          &C.s_generic, &C.s_editable, &C.s_focusable, &C.s_pop, &C.s_get, &C.zero,
@@ -186,7 +188,7 @@ static PyObject *configure(PyObject *self, PyObject *args, PyObject *kw) {
         {&C.states_by_bits, "STATES_BY_BITS"}, {&C.states_of, "states_of"},
         {&C.value_to_text, "value_to_text"}, {&C.is_password_value, "is_password_value"},
         {&C.finish_candidate, "finish_candidate"}, {&C.resolve_labels, "resolve_labels"},
-        {&C.finish, "finish"}, {&C.flush_run, "flush_run"}, {&C.merge_text, "merge_text"},
+        {&C.flush_run, "flush_run"}, {&C.merge_text, "merge_text"},
         {&C.push_frame, "push_frame"}, {&C.frame_state, "frame_state"}, {&C.marker_match, "marker_match"},
         {&C.separator, "SEPARATOR"}, {&C.line_break, "LINE_BREAK"}, {&C.label_start, "LABEL_START"},
         {&C.label_end, "LABEL_END"}, {&C.inline_roles, "INLINE_ROLES"}, {&C.field_roles, "FIELD_ROLES"},
@@ -319,6 +321,7 @@ static PyObject *normalize(PyObject *s) {
 static inline int truthy(PyObject *x) {
     if (x == Py_True) return 1;
     if (x == Py_False || x == Py_None) return 0;
+    if (PyTuple_CheckExact(x) || PyList_CheckExact(x)) return Py_SIZE(x) != 0;
     return PyObject_IsTrue(x);
 }
 
@@ -585,6 +588,71 @@ static int pop_if_last(PyObject *parent, PyObject *node) {
     return PyList_SetSlice(parent, m - 1, m, NULL);
 }
 
+/* py: " ".join(raw.split()) not in carrier, or not carrier: the piece is not carried. */
+static int not_carried(PyObject *raw, PyObject *carrier) {
+    if (PyUnicode_GET_LENGTH(carrier) == 0) return 1;
+    PyObject *norm = normalize(raw);
+    if (norm == NULL) return -1;
+    int in = PyUnicode_Contains(carrier, norm);
+    Py_DECREF(norm);
+    return in < 0 ? -1 : !in;
+}
+
+/* _walkstate.finish: finish a printed node, merge its text, drop it if unnamed empty
+ * structure. In C (not called back) because it runs for every printed element with
+ * children (12,000 calls on the 2,400-row table, a third of the walk's time when
+ * called back); merge_text stays in Python, called when there is text to merge. */
+static int finish_node(Walk *w, PyObject *node, PyObject *children, PyObject *parent, int kind) {
+    Py_ssize_t n = PyList_GET_SIZE(children);
+    if (n == 1) {
+        PyObject *only = PyList_GET_ITEM(children, 0);
+        if (PyTuple_CheckExact(only)) {
+            /* py: The common case: a link's, button's, cell's own text.
+             *   children.clear(); carrier = only[2]
+             *   if not carrier or " ".join(only[0].split()) not in carrier: flush_run([only], children) */
+            if (PyTuple_GET_SIZE(only) != 6 || !PyUnicode_CheckExact(PyTuple_GET_ITEM(only, 0)) ||
+                !PyUnicode_CheckExact(PyTuple_GET_ITEM(only, 2)))
+                return bail(w);
+            Py_INCREF(only);
+            int show = PyList_SetSlice(children, 0, 1, NULL) < 0
+                           ? -1
+                           : not_carried(PyTuple_GET_ITEM(only, 0), PyTuple_GET_ITEM(only, 2));
+            if (show > 0) {
+                PyObject *run = PyList_New(1);
+                if (run == NULL) {
+                    show = -1;
+                } else {
+                    PyList_SET_ITEM(run, 0, Py_NewRef(only));
+                    PyObject *args[2] = {run, children};
+                    show = call_void(C.flush_run, args, 2);
+                    Py_DECREF(run);
+                }
+            }
+            Py_DECREF(only);
+            if (show < 0) return -1;
+        } else if (Py_TYPE(only) != C.out.type) {
+            /* py: elif only.__class__ is not Node: children.clear()  # a lone line break or block end */
+            if (PyList_SetSlice(children, 0, 1, NULL) < 0) return -1;
+        }
+    } else if (n > 1) {
+        /* py: merge_text(children); a list of printed nodes only has nothing to merge
+         * (merge_text would give the same list back). */
+        int only_nodes = 1;
+        for (Py_ssize_t i = 0; i < n && only_nodes; i++)
+            only_nodes = Py_TYPE(PyList_GET_ITEM(children, i)) == C.out.type;
+        if (!only_nodes && call_void(C.merge_text, &children, 1) < 0) return -1;
+    }
+    /* py: if kind == STRUCTURE and not children and not node.name and parent[-1] is node: parent.pop() */
+    if (kind == STRUCTURE && PyList_GET_SIZE(children) == 0) {
+        PyObject *name = FIELD(node, C.out.off[O_NAME]);
+        if (name == NULL) return bail(w);
+        int named = truthy(name);
+        if (named < 0) return -1;
+        if (!named) return pop_if_last(parent, node);
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Finishing a printed node (the `if ax is None:` part of the loop)          */
 
@@ -613,64 +681,11 @@ static int finish_item(Walk *w, Item *it) {
     if (children == NULL || !PyList_CheckExact(children)) return bail(w);
     int lab = is_labeled(w, children);
     if (lab < 0) return -1;
-    if (lab) {
-        /* py: if labeled and id(children) in labeled: resolve_labels(children) */
-        if (call_void(C.resolve_labels, &children, 1) < 0) return -1;
-    } else if (PyList_GET_SIZE(children) == 1 && PyTuple_CheckExact(PyList_GET_ITEM(children, 0))) {
-        /* py: elif len(children) == 1 and children[0].__class__ is tuple:
-         *   The common case, inline (see finish): the element's own text,
-         *   printed only when its name does not carry it. */
-        PyObject *only = Py_NewRef(PyList_GET_ITEM(children, 0));
-        int rc = -1;
-        if (PyList_SetSlice(children, 0, 1, NULL) < 0) goto single_done; /* py: children.clear() */
-        if (PyTuple_GET_SIZE(only) != 6) {
-            rc = bail(w);
-            goto single_done;
-        }
-        PyObject *text = PyTuple_GET_ITEM(only, 0), *text_carrier = PyTuple_GET_ITEM(only, 2);
-        if (!PyUnicode_CheckExact(text) || !PyUnicode_CheckExact(text_carrier)) {
-            rc = bail(w);
-            goto single_done;
-        }
-        /* py: if not text_carrier or " ".join(only[0].split()) not in text_carrier: */
-        int show = 1;
-        if (PyUnicode_GET_LENGTH(text_carrier)) {
-            PyObject *norm = normalize(text);
-            if (norm == NULL) goto single_done;
-            int in = PyUnicode_Contains(text_carrier, norm);
-            Py_DECREF(norm);
-            if (in < 0) goto single_done;
-            show = !in;
-        }
-        if (show) {
-            /* py: flush_run([only], children) */
-            PyObject *run = PyList_New(1);
-            if (run == NULL) goto single_done;
-            PyList_SET_ITEM(run, 0, Py_NewRef(only));
-            PyObject *args[2] = {run, children};
-            int r = call_void(C.flush_run, args, 2);
-            Py_DECREF(run);
-            if (r < 0) goto single_done;
-        }
-        /* py: if extra == STRUCTURE and not children and not ctx.name and parent[-1] is ctx: parent.pop() */
-        rc = 0;
-        if (it->kind == STRUCTURE && PyList_GET_SIZE(children) == 0) {
-            PyObject *name = FIELD(node, C.out.off[O_NAME]);
-            int named = name == NULL ? -1 : truthy(name);
-            if (named < 0) rc = name == NULL ? bail(w) : -1;
-            else if (!named) rc = pop_if_last(parent, node);
-        }
-    single_done:
-        Py_DECREF(only);
-        return rc;
-    }
-    /* py: finish(ctx, parent, extra) */
-    PyObject *kind = PyLong_FromLong(it->kind);
-    if (kind == NULL) return -1;
-    PyObject *args[3] = {node, parent, kind};
-    int rc = call_void(C.finish, args, 3);
-    Py_DECREF(kind);
-    return rc;
+    /* py: if labeled and id(children) in labeled: resolve_labels(children) */
+    if (lab && call_void(C.resolve_labels, &children, 1) < 0) return -1;
+    /* py: elif <one text piece>: (inline) ... continue / finish(ctx, parent, extra): the same
+     * steps, both in finish_node(). */
+    return finish_node(w, node, children, parent, it->kind);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1070,6 +1085,45 @@ static void walk_clear(Walk *w) {
     Py_XDECREF(w->tmp);
 }
 
+/* _walkstate.frame_state(frame) without an index, in C: the dict comprehension over
+ * every node costs a fifth of the C walk when done in Python.
+ * py: by_id = {n.nodeId: n for n in frame.nodes}; by_id.pop(frame.nodes[0].nodeId, None)
+ *     return (frame.frame_id, by_id, frame.children, frame.clickable) */
+static PyObject *own_frame_state(Walk *w, PyObject *frame) {
+    PyObject *nodes = PyObject_GetAttrString(frame, "nodes"), *by_id = NULL, *fs = NULL;
+    PyObject *fid = NULL, *owners = NULL, *clickable = NULL;
+    if (nodes == NULL) return NULL;
+    if (!PyList_CheckExact(nodes) || PyList_GET_SIZE(nodes) == 0) {
+        bail(w);
+        goto done;
+    }
+    if ((by_id = PyDict_New()) == NULL) goto done;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(nodes); i++) {
+        PyObject *n = PyList_GET_ITEM(nodes, i);
+        const Layout *l = layout_of(&C.nodes, n);
+        PyObject *id = l ? FIELD(n, l->off[N_NODEID]) : NULL;
+        if (id == NULL || !PyUnicode_CheckExact(id)) {
+            bail(w);
+            goto done;
+        }
+        if (PyDict_SetItem(by_id, id, n) < 0) goto done;
+    }
+    PyObject *root_id = FIELD(PyList_GET_ITEM(nodes, 0), layout_of(&C.nodes, PyList_GET_ITEM(nodes, 0))->off[N_NODEID]);
+    if (PyDict_DelItem(by_id, root_id) < 0) goto done; /* present: the loop put it there */
+    if ((fid = PyObject_GetAttrString(frame, "frame_id")) == NULL ||
+        (owners = PyObject_GetAttrString(frame, "children")) == NULL ||
+        (clickable = PyObject_GetAttrString(frame, "clickable")) == NULL)
+        goto done;
+    fs = PyTuple_Pack(4, fid, by_id, owners, clickable);
+done:
+    Py_DECREF(nodes);
+    Py_XDECREF(by_id);
+    Py_XDECREF(fid);
+    Py_XDECREF(owners);
+    Py_XDECREF(clickable);
+    return fs;
+}
+
 /* build(frame, index, proper) -> list of printed roots, or None (use the Python walk). */
 static PyObject *build(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
@@ -1091,7 +1145,11 @@ static PyObject *build(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
         (w.seen_frames = PySet_New(NULL)) == NULL || (w.tmp = PyList_New(0)) == NULL ||
         (fid = PyLong_FromVoidPtr(frame)) == NULL || PySet_Add(w.seen_frames, fid) < 0)
         goto out;
-    if ((fs = PyObject_Vectorcall(C.frame_state, args, 3, NULL)) == NULL) goto out;
+    if (args[1] == Py_None) {
+        if ((fs = own_frame_state(&w, frame)) == NULL) goto out;
+    } else if ((fs = PyObject_Vectorcall(C.frame_state, args, 3, NULL)) == NULL) {
+        goto out;
+    }
     Py_ssize_t fi = new_frame(&w, fs);
     if (fi < 0) goto out;
     /* py: top = (roots, "", False, fs, True, 0); push_children(stack, frame.nodes[0], top, fs[1]) */

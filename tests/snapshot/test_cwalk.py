@@ -10,7 +10,10 @@ decode, with and without a given index. The C walk must never give up
 
 from __future__ import annotations
 
+import hashlib
 import os
+import sys
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -214,16 +217,26 @@ def test_build_tree_uses_the_c_walk_for_full_builds(monkeypatch: pytest.MonkeyPa
     assert len(calls) == 2
 
 
-def test_the_c_walk_is_built_where_the_codec_is() -> None:
-    # setup.py builds both extensions with the same compiler: a dev install
-    # (scripts/setup.sh) or CI that has the CBOR codec must have the walk too,
-    # so a setup.py that stops building it does not pass unseen.
-    from kobrowser.cdp import _pipe
+def _installed_by_setup_sh() -> bool:
+    """Whether scripts/setup.sh installed this checkout's current C sources (its stamp)."""
+    root = Path(__file__).resolve().parents[2]
+    stamp = Path(sys.prefix) / ".kobrowser-setup-stamp"
+    sources = ["pyproject.toml", "setup.py", "kobrowser/cdp/_cbor.c", "kobrowser/snapshot/_cwalk.c"]
+    try:
+        digest = hashlib.sha256(b"".join((root / s).read_bytes() for s in sources)).hexdigest()
+        return stamp.read_text().split("\n", 1)[0] == digest
+    except OSError:
+        return False
 
+
+def test_the_c_walk_is_built_by_the_dev_install() -> None:
+    # scripts/setup.sh installs with gcc and the Python headers: a setup.py
+    # that stops building the walk (it is optional) must not pass CI, or a
+    # dev install made from these sources, unseen.
     if os.environ.get("KOBROWSER_NO_EXTENSION") == "1":
         pytest.skip("KOBROWSER_NO_EXTENSION=1")
-    if _pipe.cbor_codec() is None and not os.environ.get("CI"):
-        pytest.skip("no native extension is built here")
+    if not os.environ.get("CI") and not _installed_by_setup_sh():
+        pytest.skip("not under CI, and not installed by scripts/setup.sh from these sources")
     assert CBUILD is not None, "kobrowser.snapshot._cwalk is not built (or is stale)"
 
 
@@ -257,3 +270,29 @@ def test_a_stale_or_missing_extension_falls_back_to_python(
     with caplog.at_level("DEBUG", logger="kobrowser.snapshot"):
         assert _native.load_cwalk(_tree._MARKER.fullmatch) is None
     assert "_cwalk is stale" in caplog.text
+
+
+@needs_cwalk
+@pytest.mark.parametrize("where", [0, 1, 2])
+def test_a_malformed_tree_raises_what_the_python_walk_raises(where: int) -> None:
+    # An unhashable child id (a list), found part way through the walk: the C
+    # walk stops with Python's error and lets go of what it built.
+    top = _sample()
+    node = top.nodes[where]
+    node.childIds = [*node.childIds, ["not", "an", "id"]]  # type: ignore[list-item]
+    assert CBUILD is not None
+    with pytest.raises(TypeError) as python:
+        _tree._build(top, (), True)
+    with pytest.raises(TypeError) as c:
+        CBUILD(top, None, False)
+    assert str(c.value) == str(python.value)
+
+
+@needs_cwalk
+def test_properties_that_are_not_structs_go_to_the_python_walk() -> None:
+    top = _sample()
+    top.nodes[2].properties = [{"name": "focused"}]  # type: ignore[list-item]
+    assert CBUILD is not None
+    assert CBUILD(top, None, False) is None
+    with pytest.raises(AttributeError):
+        build_tree(top)
