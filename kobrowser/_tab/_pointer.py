@@ -77,6 +77,14 @@ async def click(
                 "and was blocked. Take a new snapshot.",
                 element_id,
             )
+        if verdict == "stopped":
+            raise NotInteractableError(
+                f"the page stopped the press of the click on element {element_id} "
+                "(a listener on its window that runs first) and the rest of the click "
+                "did not reach the element: it was blocked, and is not sent again (the "
+                "page saw it). Take a new snapshot.",
+                element_id,
+            )
     raise NotInteractableError(
         f"no click reached element {element_id}: it kept moving away from the pointer, "
         "or its frame kept missing the press. Take a new snapshot and try again.",
@@ -90,24 +98,28 @@ def click_verdict(guards: Guards | None, click_count: int) -> str:
     Returns:
         ``"done"`` when the click happened (or navigated the element's
         frame away, or the page removed the element in answer to its
-        press); ``"retry"`` when no press reached the element, so the
-        guards kept every part of the click from the page and it can be
-        sent again; ``"partial"`` when the element was pressed but later
-        events went elsewhere and were blocked: sending it again would
-        press the element twice.
+        press); ``"retry"`` when nothing of the click reached the element
+        and its frame saw no release without a press, so the guards kept
+        every part of it from the page's elements and it can be sent
+        again; ``"partial"`` when part of the click reached the element
+        but later events went elsewhere and were blocked: sending it again
+        would press the element twice; ``"stopped"`` when the element's
+        frame got the click but a page listener that ran before the guard
+        stopped its press, and the rest went elsewhere: that listener saw
+        the whole click, so it is not sent again either.
     """
     if guards is None:
         return "done"
     if not guards.blocked and not guards.misrouted:
         return "done"
-    if guards.pressed == 0:
+    if guards.ok == 0 and not guards.unpressed:
         return "retry"
     if guards.detached:
         # The page removed (or hid) the element in answer to its press (a
         # menu that picks on mousedown and closes): the click did what it could; the
         # rest of it, bound for what lay beneath, stays blocked.
         return "done"
-    return "partial"
+    return "stopped" if guards.unpressed else "partial"
 
 
 class Guards(NamedTuple):
@@ -134,6 +146,11 @@ class Guards(NamedTuple):
     detached: bool = False
     """Whether the element was out of its document, or no longer rendered
     (``display: none``), when the guard was read."""
+    unpressed: int = 0
+    """Releases and clicks of ours the element's frame saw before any press
+    (``pointerdown`` or ``mousedown``): a page listener that ran before the
+    guard stopped the press (it reached that frame: Chrome sends the rest of
+    a click where its press went)."""
 
 
 async def _read_guards(
@@ -180,6 +197,7 @@ async def _read_guards(
         ups=int(own.get("ups", 0)),
         pressed=int(own.get("pressed", 0)),
         detached=bool(own.get("detached", False)),
+        unpressed=int(own.get("unpressed", 0)),
     )
 
 

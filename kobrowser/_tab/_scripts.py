@@ -112,11 +112,16 @@ const armGuard = (el, ms, hop) => {
             || (g.forward && path.includes(veilOf(rootsOf(control)))))) return;
       }
       const wasLive = g.live;
+      // A release or click of ours in a frame where this guard saw no press:
+      // the press reached this frame (a press Chrome routes to another frame
+      // takes the rest of the click with it) and a page listener that ran
+      // first stopped it. The page saw it: the click must not be sent again.
+      const unpressed = !press && !g.counts.pointerdown && !g.counts.mousedown;
+      if (unpressed) g.unpressed++;
       if (press) g.live = onEl;
-      else if (onEl && w.top === w && !g.counts.pointerdown && !g.counts.mousedown)
-        // In the top frame no press can be routed elsewhere: one this guard
-        // never saw was stopped by a page listener that ran first (and
-        // would be for a real mouse too), not sent to another element.
+      else if (onEl && unpressed)
+        // That press would be stopped for a real mouse too: the rest of the
+        // click goes on to the element, as it would then.
         g.live = true;
       if (!g.hop && onEl && g.live) {
         g.ok++;
@@ -149,7 +154,7 @@ const armGuard = (el, ms, hop) => {
   }
   const roots = rootsOf(el);
   w.__koGuard = {el, hop: !!hop, live: false, capture: null, ok: 0, blocked: 0, misrouted: 0,
-    hits: {}, counts: {}, until: performance.now() + ms, roots, veil: veilOf(roots),
+    unpressed: 0, hits: {}, counts: {}, until: performance.now() + ms, roots, veil: veilOf(roots),
     at: null, down: null, up: null, forward: false, passed: null};
   if (!hop) {
     w.__koRoots = w.__koRoots || new WeakSet();
@@ -306,7 +311,7 @@ GUARD_READ = r"""async function(keep, wait) {
   };
   return g ? {ok: g.ok, blocked: g.blocked, misrouted: g.misrouted,
     moves: g.counts.mousemove || 0, downs: g.counts.pointerdown || 0,
-    ups: g.counts.pointerup || 0, pressed: g.hits.pointerdown || 0,
+    ups: g.counts.pointerup || 0, pressed: g.hits.pointerdown || 0, unpressed: g.unpressed,
     detached: !g.el.isConnected || !shown(g.el)} : null;
 }"""
 

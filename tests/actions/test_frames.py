@@ -189,7 +189,7 @@ def _first_read_misrouted(
             reads.append(got)
             if got is not None and len(reads) == 1:
                 assert (got.pressed, got.blocked, got.misrouted) == (1, 0, 0), got
-                return got._replace(pressed=0, misrouted=misrouted)
+                return got._replace(ok=0, pressed=0, misrouted=misrouted)
         return got
 
     monkeypatch.setattr(_pointer, "_read_guards", read_guards)

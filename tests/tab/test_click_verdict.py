@@ -15,6 +15,7 @@ def guards(
     pressed: int = 0,
     downs: int = 0,
     detached: bool = False,
+    unpressed: int = 0,
 ) -> Guards:
     return Guards(
         ok=ok,
@@ -25,6 +26,7 @@ def guards(
         ups=0,
         pressed=pressed,
         detached=detached,
+        unpressed=unpressed,
     )
 
 
@@ -57,6 +59,18 @@ def guards(
         (guards(blocked=4, downs=1, detached=True), 1, "retry"),
         # A double click whose second press went elsewhere.
         (guards(ok=5, blocked=4, pressed=1, downs=2), 2, "partial"),
+        # The page stopped the pointerdown (a window listener that ran first)
+        # and the element got the mousedown; the release went elsewhere.
+        (guards(ok=1, blocked=3), 1, "partial"),
+        # The page stopped the whole press; the rest reached the element.
+        (guards(ok=3, unpressed=3), 1, "done"),
+        # The page stopped the whole press; the rest went elsewhere (blocked):
+        # the page's early listener saw it all, so it is not sent again.
+        (guards(blocked=3, unpressed=3), 1, "stopped"),
+        (guards(ok=2, blocked=1, unpressed=3), 1, "stopped"),
+        (guards(ok=2, misrouted=2, unpressed=2), 1, "stopped"),
+        # ... unless the page removed the element in answer to that press.
+        (guards(blocked=3, unpressed=3, detached=True), 1, "done"),
     ],
 )
 def test_verdict(seen: Guards | None, count: int, verdict: str) -> None:
