@@ -14,6 +14,7 @@ import hashlib
 import os
 import sys
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import msgspec
@@ -103,6 +104,21 @@ def _malform(top: FrameAX, data: st.DataObject) -> None:
             node.childIds = [*node.childIds, extra]
 
 
+def _embed_twice(top: FrameAX, data: st.DataObject) -> None:
+    """Let iframes embed a frame already embedded, or the top frame (a cycle)."""
+    frames = _frames(top)
+    for one in frames:
+        if one.children and data.draw(st.booleans()):
+            owner = data.draw(st.sampled_from(sorted(one.children)))
+            one.children[owner] = data.draw(st.sampled_from(frames))
+
+
+def _proxy_maps(top: FrameAX) -> None:
+    """Clickable maps that are mappings but not dicts (read through .get)."""
+    for one in _frames(top):
+        one.clickable = MappingProxyType(dict(one.clickable))
+
+
 def _redecode(one: FrameAX, lean: bool) -> FrameAX:
     raw = msgspec.json.encode(AXTree(one.nodes))
     nodes = decode_snapshot_nodes(raw) if lean else AX_TREE_DECODER.decode(raw).nodes
@@ -161,6 +177,10 @@ def test_the_c_walk_builds_what_the_python_walk_builds(
     _both(top, index)
     if not malformed:
         _both(top, index, proper=True)
+    _proxy_maps(top)
+    _both(top)
+    _embed_twice(top, data)
+    _both(top)
 
 
 @needs_cwalk
@@ -176,6 +196,8 @@ def test_the_c_walk_builds_what_the_python_walk_builds_many(
         _malform(top, data)
     _both(top)
     _both(_redecode(top, lean=True))
+    _embed_twice(top, data)
+    _both(top)
 
 
 def _sample() -> FrameAX:
