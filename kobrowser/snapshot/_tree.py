@@ -195,10 +195,8 @@ def build_tree(
     with gc_paused():
         if memo is not None:
             memo.clickable = frame.clickable
-        elif scope is None and USE_CWALK and _CWALK is not None:
-            built = _CWALK(frame, index, proper)
-            if built is not None:
-                return built
+        elif scope is None:
+            return _full_build(frame, index, proper)
         return _build(frame, scope_set, scope is None, memo, index, proper)
 
 
@@ -218,9 +216,23 @@ def prebuild_frame(
     frame = FrameAX(frame_id=frame_id, nodes=nodes, clickable=clickable or {})
     if nodes and not _embeds_frames(nodes):
         with gc_paused():
-            built = _CWALK(frame, None, False) if USE_CWALK and _CWALK is not None else None
-            frame.built = built if built is not None else _build(frame, (), True)
+            frame.built = _full_build(frame)
     return frame
+
+
+def _full_build(
+    frame: FrameAX, index: Mapping[str, AXNode] | None = None, proper: bool = False
+) -> list[Node]:
+    """A build with no scope and no memo: the C walk when it is built, else :func:`_build`.
+
+    The C walk hands back ``None`` on input it does not read; :func:`_build`
+    then gives the answer (or raises).
+    """
+    if USE_CWALK and _CWALK is not None:
+        built = _CWALK(frame, index, proper)
+        if built is not None:
+            return built
+    return _build(frame, (), True, None, index, proper)
 
 
 def _embeds_frames(nodes: list[AXNode]) -> bool:
