@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
-from .cdp import LeanClickableDecode
+from .cdp import ClickableMapDecode, LeanClickableDecode
 from .snapshot._ax import gc_paused
 
 if TYPE_CHECKING:
@@ -111,6 +111,15 @@ class _Captured(msgspec.Struct, gc=False):
 _DECODER: Final = msgspec.json.Decoder(_Captured)
 
 
+class _Computed(msgspec.Struct, gc=False):
+    clickableMap: list[int]
+
+
+_COMPUTED: Final = msgspec.json.Decoder(_Computed)
+_COMPUTED_PREFIX: Final = b'{"clickableMap":'
+"""How the CBOR pipe's answer to a :class:`~kobrowser.cdp.ClickableMapDecode` call starts."""
+
+
 async def clickable_nodes(session: CDPSession, *, timeout: float) -> dict[int, int]:
     """The clickable map of the documents ``session`` renders.
 
@@ -170,16 +179,21 @@ class ClickableMaps:
         return self._indexes.get(session)
 
     def call(self, session: CDPSession) -> BatchCall:
-        """The ``DOMSnapshot.captureSnapshot`` batch call of ``session``'s map."""
+        """The ``DOMSnapshot.captureSnapshot`` batch call of ``session``'s map.
+
+        On the CBOR pipe the codec computes the map itself, unless an index
+        is wanted (:meth:`want_index`), which needs the whole node arrays.
+        """
+        lean = LeanClickableDecode if session in self._indexed else ClickableMapDecode
         return (
             session,
             "DOMSnapshot.captureSnapshot",
             PARAMS,
-            LeanClickableDecode(functools.partial(self._arrived, session)),
+            lean(functools.partial(self._arrived, session)),
         )
 
     def _arrived(self, session: CDPSession, raw: msgspec.Raw) -> Mapping[int, int]:
-        if session in self._indexed:
+        if session in self._indexed and not _computed(raw):
             index = clickable_index(raw)
             found: Mapping[int, int] = index.found if index is not None else {}
             self._indexes[session] = index
@@ -203,12 +217,22 @@ def clickable_from_snapshot(raw: bytes | msgspec.Raw) -> dict[int, int]:
     """The clickable map of a ``DOMSnapshot.captureSnapshot`` result (JSON bytes).
 
     The result must have been taken with ``computedStyles: ["cursor"]`` (see
-    :data:`PARAMS`).
+    :data:`PARAMS`). It may also be the map the CBOR pipe's codec computed
+    from such a result (the answer to a :class:`~kobrowser.cdp.ClickableMapDecode`
+    call): ``{"clickableMap": [backend, target, ...]}``.
     """
+    if _computed(raw):
+        pairs = iter(_COMPUTED.decode(raw).clickableMap)
+        return dict(zip(pairs, pairs, strict=False))
     # Read in a helper: the decoded answer (arrays with an item per DOM node)
     # is let go when it returns, inside the pause, so no collection walks it.
     with gc_paused():
         return _map_of(_DECODER.decode(raw))
+
+
+def _computed(raw: bytes | msgspec.Raw) -> bool:
+    """Whether ``raw`` is a map the codec computed (not Chrome's answer)."""
+    return bytes(memoryview(raw)[: len(_COMPUTED_PREFIX)]) == _COMPUTED_PREFIX
 
 
 def _map_of(captured: _Captured) -> dict[int, int]:

@@ -12,7 +12,8 @@ import kobrowser.cdp._cbor as codec
 assert codec.__file__.startswith(os.environ["KOBROWSER_ASAN_PKG"]), codec.__file__
 import pytest
 code = pytest.main(["tests/cdp/test_cbor.py", "tests/cdp/test_cbor_lean.py",
-                    "tests/cdp/test_cbor_lean_clickable.py", "tests/cdp/test_pipe.py",
+                    "tests/cdp/test_cbor_lean_clickable.py",
+                    "tests/cdp/test_cbor_clickable_map.py", "tests/cdp/test_pipe.py",
                     "-q", "-p", "no:randomly",
                     "-W", "ignore::pytest.PytestAssertRewriteWarning"])
 print("sanitized codec:", codec.__file__)

@@ -109,11 +109,18 @@ def main(seconds: float) -> None:
         chrome_encode({"id": i, "result": {"nodes": [rand_node() for _ in range(4)]}})
         for i in ax_ids
     ]
-    # captureSnapshot-shaped answers, transcoded lean for the clickable map.
+    # captureSnapshot-shaped answers, transcoded lean for the clickable map, or
+    # read for the map itself.
     click_ids = [rng.randrange(1, 10**6) for _ in range(100)]
     seeds += [
         chrome_encode(
-            {"id": i, "result": {"documents": [rand_document() for _ in range(2)], "strings": []}}
+            {
+                "id": i,
+                "result": {
+                    "documents": [rand_document() for _ in range(2)],
+                    "strings": ["pointer", "HTML", "BODY", "DIV"][: rng.randrange(5)],
+                },
+            }
         )
         for i in click_ids
     ]
@@ -135,8 +142,11 @@ def main(seconds: float) -> None:
                     base[rng.randrange(len(base))] ^= 1 << rng.randrange(8)
                 data = bytes(base)
         try:
-            if rng.random() < 0.5:
+            way = rng.random()
+            if way < 0.33:
                 codec.to_json(data, set(ax_ids), set(click_ids))
+            elif way < 0.66:
+                codec.to_json(data, set(ax_ids), None, set(click_ids))
             else:
                 codec.to_json(data)
             transcoded += 1

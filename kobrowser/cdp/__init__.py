@@ -11,7 +11,14 @@ which (``"pipe-cbor"``, ``"pipe-json"`` or ``"websocket"``).
 
 from __future__ import annotations
 
-from ._connection import BatchCall, Connection, Decode, LeanAXDecode, LeanClickableDecode
+from ._connection import (
+    BatchCall,
+    ClickableMapDecode,
+    Connection,
+    Decode,
+    LeanAXDecode,
+    LeanClickableDecode,
+)
 from ._launcher import TRANSPORTS, ChromeProcess, choose_transport, find_chrome, resolve_endpoint
 from ._pipe import PipeTransport, cbor_codec
 from ._profiles import sweep_stale_profiles
@@ -25,6 +32,7 @@ __all__ = [
     "CDPEvent",
     "CDPSession",
     "ChromeProcess",
+    "ClickableMapDecode",
     "Connection",
     "Decode",
     "EventStream",

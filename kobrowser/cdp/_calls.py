@@ -26,6 +26,7 @@ __all__ = [
     "Batch",
     "BatchCall",
     "Call",
+    "ClickableMapDecode",
     "Decode",
     "LeanAXDecode",
     "LeanClickableDecode",
@@ -84,6 +85,20 @@ class LeanClickableDecode(_LeanDecode):
     boxes, bounds, attributes and node values are left out unread. Decoded
     with the clickable map's structs, a lean result and a whole one are
     equal; on other transports the decoder gets the whole result.
+    """
+
+    __slots__ = ()
+
+
+class ClickableMapDecode(_LeanDecode):
+    """A :meth:`Connection.call_many` decoder of a ``DOMSnapshot.captureSnapshot``
+    result taken for the clickable map, that needs only the map itself.
+
+    Marks the call so that the CBOR pipe hands it, instead of the answer,
+    the clickable map the native codec computes from it (``clickable_map``
+    in ``_cbor.c``): ``{"clickableMap":[backend, target, ...]}``. On other
+    transports the decoder gets the whole result and must compute the map
+    itself (``kobrowser._clickable.clickable_from_snapshot`` takes either).
     """
 
     __slots__ = ()

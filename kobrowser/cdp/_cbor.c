@@ -42,6 +42,13 @@
  *       module attributes, so a test can hold them against the decoder's
  *       structs (kobrowser/_clickable.py).
  *
+ *   to_json(buffer, lean, lean_clickable, clickable_map) -> bytes
+ *       Also: when the top-level "id" is in the set ``clickable_map``, it is
+ *       taken out and the result is not transcoded but read as a
+ *       DOMSnapshot.captureSnapshot answer, and written as the clickable map
+ *       it gives: {"clickableMap":[backend, target, ...]} (see "the
+ *       clickable map of a captureSnapshot answer" below).
+ *
  *   encode_call(id, method, params, session_id) -> bytes
  *   encode(value) -> bytes
  *       Chrome's enveloped CBOR: every map and array enveloped, integers in
@@ -125,6 +132,7 @@ typedef struct {
     long long call_id;
     PyObject *lean;       /* set of call ids answered lean (AX trees), or NULL */
     PyObject *lean_click; /* set of call ids answered lean (clickable maps), or NULL */
+    PyObject *click_map;  /* set of call ids answered with the clickable map itself, or NULL */
     int lean_depth;       /* depth of the lean result map; 0: not lean */
     int lean_kind;        /* 1: a lean AX tree, 2: a lean clickable map */
     int node_shown;       /* the lean AX node being read said "ignored": false */
@@ -425,7 +433,7 @@ static int key(Dec *d, const uint8_t **text, Py_ssize_t *text_len) {
     if (r < 0) return -1;
     if (r == 1 || (major != 3 && major != 2))
         return fail(d, head, "malformed CBOR: a map key that is not a string");
-    Py_ssize_t len;
+    Py_ssize_t len = 0;
     if (take_length(d, head, arg, &len) < 0) return -1;
     const uint8_t *s = d->buf + d->pos;
     d->pos += len;
@@ -481,10 +489,11 @@ static int skip_enveloped(Dec *d) {
 }
 
 /* Whether the answer's call id is in a lean set (taking it out): 1 for the
- * AX trees' set, 2 for the clickable maps', 0 for neither, -1 on error. */
+ * AX trees' set, 2 for the lean clickable answers', 3 for the clickable
+ * maps', 0 for none, -1 on error. */
 static int lean_kind_of(Dec *d) {
-    PyObject *sets[2] = {d->lean, d->lean_click};
-    for (int k = 0; k < 2; k++) {
+    PyObject *sets[3] = {d->lean, d->lean_click, d->click_map};
+    for (int k = 0; k < 3; k++) {
         if (sets[k] == NULL || PySet_GET_SIZE(sets[k]) == 0) continue;
         PyObject *id = PyLong_FromLongLong(d->call_id);
         if (id == NULL) return -1;
@@ -512,6 +521,594 @@ static void note_node_key(Dec *d, const uint8_t *name, Py_ssize_t name_len, cons
              (json[len - n - 1] == ',' || json[len - n - 1] == '{') &&
              memcmp(json + len - n, inline_box, (size_t)n) == 0)
         d->drop_node = 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* the clickable map of a captureSnapshot answer, computed here        */
+/*
+ * A result whose call id is in the set ``clickable_map`` is not transcoded:
+ * it is read as a DOMSnapshot.captureSnapshot answer taken with the cursor
+ * as its only computed style (kobrowser/_clickable.py, PARAMS), and written
+ * as {"clickableMap":[backend, target, backend, target, ...]}: the pairs of
+ * the clickable map, in the order kobrowser/_clickable.py's _document
+ * inserts them (every document in turn: its clickable elements in node
+ * order, then the text nodes of each element in the order the elements
+ * first own one). Only nodes.parentIndex, nodeType, nodeName,
+ * backendNodeId, isClickable.index, layout.nodeIndex, layout.styles and the
+ * strings are read; the rest is stepped over. An answer of another shape
+ * fails the call (CBORError naming the offset), as the decoder would.
+ */
+
+typedef struct {
+    int64_t *v;
+    Py_ssize_t n, cap;
+} Ints;
+
+static void ints_free(Ints *a) {
+    PyMem_Free(a->v);
+    a->v = NULL;
+    a->n = a->cap = 0;
+}
+
+static int ints_push(Ints *a, int64_t x) {
+    if (a->n == a->cap) {
+        Py_ssize_t cap = a->cap ? a->cap * 2 : 64;
+        int64_t *v = PyMem_Realloc(a->v, (size_t)cap * sizeof *v);
+        if (v == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        a->v = v;
+        a->cap = cap;
+    }
+    a->v[a->n++] = x;
+    return 0;
+}
+
+enum { F_PARENT, F_TYPE, F_NAME, F_BACKEND, F_LISTENER, F_AT, F_CURSOR, F_COUNT };
+
+typedef struct {
+    Ints f[F_COUNT];
+} MapDoc;
+
+/* A map or an array being read: its envelope (if any) bounds what is read. */
+typedef struct {
+    Py_ssize_t outer_size, end;
+    int enveloped, indefinite;
+    uint64_t count, n;
+} Scope;
+
+static int open_scope(Dec *d, Scope *s, int major_wanted, const char *what) {
+    s->enveloped = 0;
+    if (d->size - d->pos >= 2 && d->buf[d->pos] == 0xd8 && d->buf[d->pos + 1] == 0x18) {
+        d->pos += 2;
+        Py_ssize_t inner = d->pos;
+        int m;
+        uint64_t a;
+        int r = read_head(d, &m, &a);
+        if (r < 0) return -1;
+        if (r == 1 || m != 2)
+            return fail(d, inner, "malformed CBOR: an envelope (tag 24) not on a byte string");
+        Py_ssize_t len = 0;
+        if (take_length(d, inner, a, &len) < 0) return -1;
+        s->enveloped = 1;
+        s->end = d->pos + len;
+        s->outer_size = d->size;
+        d->size = s->end;
+    }
+    Py_ssize_t head = d->pos;
+    int major;
+    uint64_t arg;
+    int r = read_head(d, &major, &arg);
+    if (r < 0) return -1;
+    if (major != major_wanted)
+        return fail(d, head, "unexpected captureSnapshot answer: %s is not a%s", what,
+                    major_wanted == 5 ? " map" : "n array");
+    if (++d->depth > MAX_DEPTH) return fail(d, head, "malformed CBOR: nested deeper than %d", MAX_DEPTH);
+    if (r == 0 && arg > (uint64_t)(d->size - d->pos))
+        return fail(d, head, "truncated CBOR: the %s declares %llu items, %zd bytes are left",
+                    major == 5 ? "map" : "array", (unsigned long long)arg, d->size - d->pos);
+    s->indefinite = r == 1;
+    s->count = arg;
+    s->n = 0;
+    return 0;
+}
+
+/* 1: another entry follows, 0: the end (consumed), -1: error. */
+static int scope_next(Dec *d, Scope *s) {
+    if (s->indefinite) {
+        if (d->pos >= d->size) return TRUNCATED(d, d->pos);
+        if (d->buf[d->pos] == 0xff) {
+            d->pos++;
+            return 0;
+        }
+        return 1;
+    }
+    if (s->n == s->count) return 0;
+    s->n++;
+    return 1;
+}
+
+static int close_scope(Dec *d, Scope *s) {
+    d->depth--;
+    if (s->enveloped) {
+        if (d->pos != s->end)
+            return fail(d, d->pos, "malformed CBOR: %zd bytes after the item of an envelope",
+                        s->end - d->pos);
+        d->size = s->outer_size;
+    }
+    return 0;
+}
+
+/* Step over one item of any kind (checked as the transcoder checks it). */
+static int skip_item(Dec *d) {
+    int skipped = skip_enveloped(d);
+    if (skipped != 0) return skipped < 0 ? -1 : 0;
+    Py_ssize_t head = d->pos;
+    int major;
+    uint64_t arg;
+    int indefinite = read_head(d, &major, &arg);
+    if (indefinite < 0) return -1;
+    Py_ssize_t len = 0;
+    switch (major) {
+    case 0:
+    case 1:
+        if (indefinite) break;
+        return 0;
+    case 2:
+    case 3:
+        if (indefinite) return fail(d, head, "unsupported CBOR: an indefinite-length string");
+        if (take_length(d, head, arg, &len) < 0) return -1;
+        d->pos += len;
+        return 0;
+    case 4:
+    case 5: {
+        if (++d->depth > MAX_DEPTH) return fail(d, head, "malformed CBOR: nested deeper than %d", MAX_DEPTH);
+        if (!indefinite && arg > (uint64_t)(d->size - d->pos))
+            return fail(d, head, "truncated CBOR: the %s declares %llu items, %zd bytes are left",
+                        major == 5 ? "map" : "array", (unsigned long long)arg, d->size - d->pos);
+        Scope s = {.indefinite = indefinite, .count = arg, .n = 0};
+        for (;;) {
+            int more = scope_next(d, &s);
+            if (more < 0) return -1;
+            if (!more) break;
+            if (major == 5 && skip_item(d) < 0) return -1; /* the key */
+            if (skip_item(d) < 0) return -1;
+        }
+        d->depth--;
+        return 0;
+    }
+    case 6:
+        if (indefinite) break;
+        if (arg != 22) return fail(d, head, "unsupported CBOR: tag %llu", (unsigned long long)arg);
+        return skip_item(d);
+    case 7:
+        if (indefinite) return fail(d, head, "malformed CBOR: an unexpected break (0xff)");
+        return 0;
+    }
+    return fail(d, head, "malformed CBOR: indefinite length on major type %d", major);
+}
+
+/* A map key: its text (NULL when a UTF-16 string, which no key read here is). */
+static int skim_key(Dec *d, const uint8_t **name, Py_ssize_t *len) {
+    Py_ssize_t head = d->pos;
+    int major;
+    uint64_t arg;
+    int r = read_head(d, &major, &arg);
+    if (r < 0) return -1;
+    if (r == 1 || (major != 3 && major != 2))
+        return fail(d, head, "malformed CBOR: a map key that is not a string");
+    if (take_length(d, head, arg, len) < 0) return -1;
+    *name = major == 3 ? d->buf + d->pos : NULL;
+    d->pos += *len;
+    return 0;
+}
+
+static int is_key(const uint8_t *name, Py_ssize_t len, const char *want) {
+    return name != NULL && (Py_ssize_t)strlen(want) == len && memcmp(name, want, (size_t)len) == 0;
+}
+
+static int read_int(Dec *d, int64_t *x) {
+    Py_ssize_t head = d->pos;
+    int major;
+    uint64_t arg;
+    int r = read_head(d, &major, &arg);
+    if (r < 0) return -1;
+    if (r == 1 || major > 1 || arg > (uint64_t)INT64_MAX)
+        return fail(d, head, "unexpected captureSnapshot answer: an entry that is not an integer");
+    *x = major == 0 ? (int64_t)arg : -1 - (int64_t)arg;
+    return 0;
+}
+
+static int read_ints(Dec *d, Ints *out, const char *what) {
+    Scope s;
+    if (open_scope(d, &s, 4, what) < 0) return -1;
+    out->n = 0; /* a key given twice: the last one counts, as in the decoder */
+    for (;;) {
+        int more = scope_next(d, &s);
+        if (more <= 0) {
+            if (more < 0) return -1;
+            break;
+        }
+        int64_t x;
+        if (read_int(d, &x) < 0 || ints_push(out, x) < 0) return -1;
+    }
+    return close_scope(d, &s);
+}
+
+/* isClickable: {"index": [...], ...}. */
+static int read_rare(Dec *d, Ints *out) {
+    if (d->pos < d->size && d->buf[d->pos] == 0xf6) { /* null: none */
+        d->pos++;
+        out->n = 0;
+        return 0;
+    }
+    Scope s;
+    if (open_scope(d, &s, 5, "nodes.isClickable") < 0) return -1;
+    out->n = 0;
+    for (;;) {
+        int more = scope_next(d, &s);
+        if (more <= 0) {
+            if (more < 0) return -1;
+            break;
+        }
+        const uint8_t *name;
+        Py_ssize_t len;
+        if (skim_key(d, &name, &len) < 0) return -1;
+        if (is_key(name, len, "index") ? read_ints(d, out, "isClickable.index") < 0 : skip_item(d) < 0)
+            return -1;
+    }
+    return close_scope(d, &s);
+}
+
+/* layout.styles: one array per layout node; its first entry is the cursor. */
+static int read_styles(Dec *d, Ints *out) {
+    Scope s;
+    if (open_scope(d, &s, 4, "layout.styles") < 0) return -1;
+    out->n = 0;
+    for (;;) {
+        int more = scope_next(d, &s);
+        if (more <= 0) {
+            if (more < 0) return -1;
+            break;
+        }
+        Scope inner;
+        if (open_scope(d, &inner, 4, "an entry of layout.styles") < 0) return -1;
+        int64_t first = INT64_MIN; /* none: no styles */
+        for (;;) {
+            int again = scope_next(d, &inner);
+            if (again <= 0) {
+                if (again < 0) return -1;
+                break;
+            }
+            int64_t x;
+            if (read_int(d, &x) < 0) return -1;
+            if (first == INT64_MIN) first = x;
+        }
+        if (close_scope(d, &inner) < 0 || ints_push(out, first) < 0) return -1;
+    }
+    return close_scope(d, &s);
+}
+
+static int read_section(Dec *d, MapDoc *doc, int layout) {
+    Scope s;
+    if (open_scope(d, &s, 5, layout ? "a document's layout" : "a document's nodes") < 0) return -1;
+    for (;;) {
+        int more = scope_next(d, &s);
+        if (more <= 0) {
+            if (more < 0) return -1;
+            break;
+        }
+        const uint8_t *name;
+        Py_ssize_t len;
+        if (skim_key(d, &name, &len) < 0) return -1;
+        int rc;
+        if (layout && is_key(name, len, "nodeIndex")) rc = read_ints(d, &doc->f[F_AT], "layout.nodeIndex");
+        else if (layout && is_key(name, len, "styles")) rc = read_styles(d, &doc->f[F_CURSOR]);
+        else if (!layout && is_key(name, len, "parentIndex")) rc = read_ints(d, &doc->f[F_PARENT], "nodes.parentIndex");
+        else if (!layout && is_key(name, len, "nodeType")) rc = read_ints(d, &doc->f[F_TYPE], "nodes.nodeType");
+        else if (!layout && is_key(name, len, "nodeName")) rc = read_ints(d, &doc->f[F_NAME], "nodes.nodeName");
+        else if (!layout && is_key(name, len, "backendNodeId")) rc = read_ints(d, &doc->f[F_BACKEND], "nodes.backendNodeId");
+        else if (!layout && is_key(name, len, "isClickable")) rc = read_rare(d, &doc->f[F_LISTENER]);
+        else rc = skip_item(d);
+        if (rc < 0) return -1;
+    }
+    return close_scope(d, &s);
+}
+
+typedef struct {
+    MapDoc *docs;
+    Py_ssize_t n_docs;
+    int have_nodes_all; /* every document had "nodes" and "layout" */
+    Ints never;         /* per string index: 1 for "HTML" and "BODY" */
+    int64_t pointer;    /* string index of "pointer"; -2: none */
+} MapAnswer;
+
+static void answer_free(MapAnswer *a) {
+    for (Py_ssize_t i = 0; i < a->n_docs; i++)
+        for (int k = 0; k < F_COUNT; k++) ints_free(&a->docs[i].f[k]);
+    PyMem_Free(a->docs);
+    a->docs = NULL;
+    a->n_docs = 0;
+    ints_free(&a->never);
+}
+
+static int read_documents(Dec *d, MapAnswer *a) {
+    Scope s;
+    if (open_scope(d, &s, 4, "documents") < 0) return -1;
+    for (Py_ssize_t i = 0; i < a->n_docs; i++) /* a second "documents": the last counts */
+        for (int k = 0; k < F_COUNT; k++) ints_free(&a->docs[i].f[k]);
+    a->n_docs = 0;
+    a->have_nodes_all = 1;
+    Py_ssize_t cap = 0;
+    for (;;) {
+        int more = scope_next(d, &s);
+        if (more <= 0) {
+            if (more < 0) return -1;
+            break;
+        }
+        if (a->n_docs == cap) {
+            Py_ssize_t grown = cap ? cap * 2 : 4;
+            MapDoc *docs = PyMem_Realloc(a->docs, (size_t)grown * sizeof *docs);
+            if (docs == NULL) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            a->docs = docs;
+            cap = grown;
+        }
+        MapDoc *doc = &a->docs[a->n_docs++];
+        memset(doc, 0, sizeof *doc);
+        Scope ds;
+        if (open_scope(d, &ds, 5, "a document") < 0) return -1;
+        int seen = 0;
+        for (;;) {
+            int again = scope_next(d, &ds);
+            if (again <= 0) {
+                if (again < 0) return -1;
+                break;
+            }
+            const uint8_t *name;
+            Py_ssize_t len;
+            if (skim_key(d, &name, &len) < 0) return -1;
+            int rc;
+            if (is_key(name, len, "nodes")) {
+                seen |= 1;
+                rc = read_section(d, doc, 0);
+            } else if (is_key(name, len, "layout")) {
+                seen |= 2;
+                rc = read_section(d, doc, 1);
+            } else {
+                rc = skip_item(d);
+            }
+            if (rc < 0) return -1;
+        }
+        if (seen != 3) a->have_nodes_all = 0;
+        if (close_scope(d, &ds) < 0) return -1;
+    }
+    return close_scope(d, &s);
+}
+
+/* Whether a string item (UTF-8 text, or UTF-16LE bytes) is the ASCII ``want``. */
+static int string_is(int major, const uint8_t *s, Py_ssize_t n, const char *want) {
+    Py_ssize_t k = (Py_ssize_t)strlen(want);
+    if (major == 3) return n == k && memcmp(s, want, (size_t)k) == 0;
+    if (n != 2 * k) return 0;
+    for (Py_ssize_t i = 0; i < k; i++)
+        if (s[2 * i] != (uint8_t)want[i] || s[2 * i + 1] != 0) return 0;
+    return 1;
+}
+
+static int read_strings(Dec *d, MapAnswer *a) {
+    Scope s;
+    if (open_scope(d, &s, 4, "strings") < 0) return -1;
+    a->never.n = 0;
+    a->pointer = -2;
+    for (int64_t at = 0;; at++) {
+        int more = scope_next(d, &s);
+        if (more <= 0) {
+            if (more < 0) return -1;
+            break;
+        }
+        Py_ssize_t head = d->pos;
+        int major;
+        uint64_t arg;
+        int r = read_head(d, &major, &arg);
+        if (r < 0) return -1;
+        if (r == 1 || (major != 3 && major != 2))
+            return fail(d, head, "unexpected captureSnapshot answer: a string that is not a string");
+        Py_ssize_t len = 0;
+        if (take_length(d, head, arg, &len) < 0) return -1;
+        const uint8_t *text = d->buf + d->pos;
+        d->pos += len;
+        if (major == 3) {
+            /* checked as the transcoder checks it */
+            for (Py_ssize_t i = 0; i < len;) {
+                if (text[i] < 0x80) {
+                    i++;
+                    continue;
+                }
+                int k = utf8_seq(text + i, len - i);
+                if (k == 0) return fail(d, head, "malformed CBOR: invalid UTF-8 in the text string");
+                i += k;
+            }
+        } else if (len & 1) {
+            return fail(d, head, "malformed CBOR: a UTF-16 string of odd length %zd", len);
+        }
+        if (a->pointer == -2 && string_is(major, text, len, "pointer")) a->pointer = at;
+        int never = string_is(major, text, len, "HTML") || string_is(major, text, len, "BODY");
+        if (ints_push(&a->never, never) < 0) return -1;
+    }
+    return close_scope(d, &s);
+}
+
+/* The map of one document, appended as pairs (see _document in _clickable.py). */
+static int map_document(Dec *d, Py_ssize_t at, const MapAnswer *a, const MapDoc *doc, Ints *pairs) {
+    Py_ssize_t count = doc->f[F_BACKEND].n;
+    if (count == 0) return 0;
+    const int64_t *parents = doc->f[F_PARENT].v, *types = doc->f[F_TYPE].v, *names = doc->f[F_NAME].v,
+                  *backends = doc->f[F_BACKEND].v;
+    if (doc->f[F_PARENT].n < count || doc->f[F_TYPE].n < count)
+        return fail(d, at, "unexpected captureSnapshot answer: a document's node arrays differ in length");
+    int rc = -1;
+    int64_t *cursor = PyMem_Malloc((size_t)count * sizeof *cursor);
+    int64_t *effective = PyMem_Malloc((size_t)count * sizeof *effective);
+    int64_t *owner = PyMem_Malloc((size_t)count * sizeof *owner);
+    Py_ssize_t *texts = PyMem_Malloc((size_t)count * sizeof *texts); /* text counts, then offsets */
+    Py_ssize_t *order = PyMem_Malloc((size_t)count * sizeof *order); /* owners by first text */
+    uint8_t *listener = PyMem_Calloc((size_t)count, 1);
+    Py_ssize_t *members = NULL, *fill = NULL;
+    if (!cursor || !effective || !owner || !texts || !order || !listener) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        cursor[i] = -1;
+        texts[i] = 0;
+    }
+    for (Py_ssize_t k = 0; k < doc->f[F_LISTENER].n; k++) {
+        int64_t i = doc->f[F_LISTENER].v[k];
+        if (i >= 0 && i < count) listener[i] = 1;
+    }
+    Py_ssize_t boxes = doc->f[F_AT].n < doc->f[F_CURSOR].n ? doc->f[F_AT].n : doc->f[F_CURSOR].n;
+    for (Py_ssize_t k = 0; k < boxes; k++) {
+        int64_t i = doc->f[F_AT].v[k], style = doc->f[F_CURSOR].v[k];
+        if (style == INT64_MIN || i >= count) continue; /* no styles, or past the nodes */
+        if (i < 0) {
+            if (i < -count) {
+                fail(d, at, "unexpected captureSnapshot answer: layout.nodeIndex %lld", (long long)i);
+                goto done;
+            }
+            i += count; /* as a Python list index */
+        }
+        cursor[i] = style;
+    }
+    Py_ssize_t owners = 0;
+    int64_t pointer = a->pointer;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        int64_t parent = parents[i];
+        int in = parent >= 0 && parent < i;
+        int64_t inherited = in ? effective[parent] : -1;
+        int64_t own = cursor[i];
+        effective[i] = own != -1 ? own : inherited;
+        int64_t up = in ? owner[parent] : -1;
+        if (types[i] == 1) {
+            if (i >= doc->f[F_NAME].n) { /* read only for elements, as in _document */
+                fail(d, at, "unexpected captureSnapshot answer: a document's node arrays differ in length");
+                goto done;
+            }
+            int64_t name = names[i];
+            int never = name >= 0 && name < a->never.n && a->never.v[name];
+            if (!never && (listener[i] || (own == pointer && inherited != pointer))) {
+                if (ints_push(pairs, backends[i]) < 0 || ints_push(pairs, backends[i]) < 0) goto done;
+                owner[i] = i;
+            } else {
+                owner[i] = up;
+            }
+        } else if (types[i] == 3 && up != -1) {
+            owner[i] = -1; /* as in _document: an owned text node owns nothing */
+            if (texts[up]++ == 0) order[owners++] = up;
+        } else {
+            owner[i] = up;
+        }
+    }
+    if (owners) {
+        /* the text nodes of each owner, in node order */
+        members = PyMem_Malloc((size_t)count * sizeof *members);
+        fill = PyMem_Malloc((size_t)count * sizeof *fill);
+        if (members == NULL || fill == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        Py_ssize_t offset = 0;
+        for (Py_ssize_t k = 0; k < owners; k++) {
+            Py_ssize_t e = order[k], n = texts[e];
+            texts[e] = offset; /* where its members start */
+            fill[e] = offset;  /* where the next one goes */
+            offset += n;
+        }
+        for (Py_ssize_t i = 0; i < count; i++) {
+            int64_t parent = parents[i];
+            if (types[i] != 3 || !(parent >= 0 && parent < i)) continue;
+            int64_t up = owner[parent];
+            if (up != -1) members[fill[up]++] = i;
+        }
+        for (Py_ssize_t k = 0; k < owners; k++) {
+            Py_ssize_t e = order[k], first = texts[e], n = fill[e] - first;
+            if (n > 32) continue; /* MAX_TEXT_NODES */
+            for (Py_ssize_t j = first; j < first + n; j++)
+                if (ints_push(pairs, backends[members[j]]) < 0 || ints_push(pairs, backends[e]) < 0)
+                    goto done;
+        }
+    }
+    rc = 0;
+done:
+    PyMem_Free(cursor);
+    PyMem_Free(effective);
+    PyMem_Free(owner);
+    PyMem_Free(texts);
+    PyMem_Free(order);
+    PyMem_Free(listener);
+    PyMem_Free(members);
+    PyMem_Free(fill);
+    return rc;
+}
+
+/* Read a captureSnapshot result and write {"clickableMap":[...]} for it. */
+static int put_clickable_map(Dec *d) {
+    Py_ssize_t at = d->pos;
+    MapAnswer a = {.docs = NULL, .n_docs = 0, .have_nodes_all = 1, .pointer = -2};
+    int rc = -1, have_docs = 0, have_strings = 0;
+    Scope s;
+    if (open_scope(d, &s, 5, "the result") < 0) goto done;
+    for (;;) {
+        int more = scope_next(d, &s);
+        if (more <= 0) {
+            if (more < 0) goto done;
+            break;
+        }
+        const uint8_t *name;
+        Py_ssize_t len;
+        if (skim_key(d, &name, &len) < 0) goto done;
+        int r;
+        if (is_key(name, len, "documents")) {
+            have_docs = 1;
+            r = read_documents(d, &a);
+        } else if (is_key(name, len, "strings")) {
+            have_strings = 1;
+            r = read_strings(d, &a);
+        } else {
+            r = skip_item(d);
+        }
+        if (r < 0) goto done;
+    }
+    if (close_scope(d, &s) < 0) goto done;
+    if (!have_docs || !have_strings || !a.have_nodes_all) {
+        fail(d, at, "unexpected captureSnapshot answer: no %s",
+             !have_docs ? "documents" : !have_strings ? "strings" : "nodes or layout in a document");
+        goto done;
+    }
+    Ints pairs = {NULL, 0, 0};
+    for (Py_ssize_t i = 0; i < a.n_docs; i++) {
+        if (map_document(d, at, &a, &a.docs[i], &pairs) < 0) {
+            ints_free(&pairs);
+            goto done;
+        }
+    }
+    Out *o = &d->out;
+    if (put_raw(o, "{\"clickableMap\":[", 17) == 0) {
+        rc = 0;
+        for (Py_ssize_t k = 0; k < pairs.n && rc == 0; k++) {
+            int64_t x = pairs.v[k];
+            if (k) rc = put_raw(o, ",", 1);
+            if (rc == 0) rc = put_uint(o, x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x, x < 0);
+        }
+        if (rc == 0) rc = put_raw(o, "]}", 2);
+    }
+    ints_free(&pairs);
+done:
+    answer_free(&a);
+    return rc;
 }
 
 static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64_t count) {
@@ -567,6 +1164,10 @@ static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64
                 d->have_id) {
                 int kind = lean_kind_of(d);
                 if (kind < 0) return -1;
+                if (kind == 3) {
+                    if (put_clickable_map(d) < 0) return -1;
+                    continue;
+                }
                 if (kind) {
                     d->lean_depth = d->depth + 1;
                     d->lean_kind = kind;
@@ -617,7 +1218,7 @@ static int item(Dec *d) {
     uint64_t arg;
     int indefinite = read_head(d, &major, &arg);
     if (indefinite < 0) return -1;
-    Py_ssize_t len;
+    Py_ssize_t len = 0;
     switch (major) {
     case 0:
         if (indefinite) break;
@@ -705,21 +1306,25 @@ static int item(Dec *d) {
 
 static PyObject *to_json(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs < 1 || nargs > 3) {
+    if (nargs < 1 || nargs > 4) {
         PyErr_SetString(PyExc_TypeError,
-                        "to_json(data, lean=None, lean_clickable=None) takes 1 to 3 arguments");
+                        "to_json(data, lean=None, lean_clickable=None, clickable_map=None) takes 1 "
+                        "to 4 arguments");
         return NULL;
     }
     PyObject *lean = nargs >= 2 && args[1] != Py_None ? args[1] : NULL;
-    PyObject *lean_click = nargs == 3 && args[2] != Py_None ? args[2] : NULL;
-    if ((lean != NULL && !PySet_Check(lean)) || (lean_click != NULL && !PySet_Check(lean_click))) {
+    PyObject *lean_click = nargs >= 3 && args[2] != Py_None ? args[2] : NULL;
+    PyObject *click_map = nargs == 4 && args[3] != Py_None ? args[3] : NULL;
+    if ((lean != NULL && !PySet_Check(lean)) || (lean_click != NULL && !PySet_Check(lean_click)) ||
+        (click_map != NULL && !PySet_Check(click_map))) {
         PyErr_SetString(PyExc_TypeError, "to_json: lean sets must be sets of call ids or None");
         return NULL;
     }
     Py_buffer view;
     if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
     Dec d = {.buf = view.buf, .size = view.len, .pos = 0, .depth = 0, .have_id = 0, .call_id = 0,
-             .lean = lean, .lean_click = lean_click, .lean_depth = 0, .lean_kind = 0};
+             .lean = lean, .lean_click = lean_click, .click_map = click_map, .lean_depth = 0,
+             .lean_kind = 0};
     PyObject *result = NULL;
     if (out_init(&d.out, view.len + view.len / 8 + 64) == 0) {
         if (view.len == 0) {
@@ -950,7 +1555,8 @@ static PyObject *set_default(PyObject *self, PyObject *hook) {
 
 static PyMethodDef methods[] = {
     {"to_json", (PyCFunction)(void (*)(void))to_json, METH_FASTCALL,
-     "to_json(data, lean=None, lean_clickable=None) -> one CBOR message as compact JSON bytes."},
+     "to_json(data, lean=None, lean_clickable=None, clickable_map=None) -> one CBOR message as "
+     "compact JSON bytes."},
     {"encode_call", (PyCFunction)(void (*)(void))encode_call, METH_FASTCALL,
      "encode_call(call_id, method, params, session_id) -> Chrome's enveloped CBOR of a call."},
     {"encode", encode, METH_O, "Encode a value as Chrome's enveloped CBOR."},
@@ -964,8 +1570,9 @@ static PyMethodDef methods[] = {
  * rebuilt) is then refused at import and the JSON pipe used, instead of
  * failing every launch. 2: to_json(data, lean). 3: to_json(data, lean,
  * lean_clickable) and the CLICKABLE_*_KEYS attributes. 4: a lean AX answer
- * leaves out its InlineTextBox nodes. */
-#define CODEC_ABI 4
+ * leaves out its InlineTextBox nodes. 5: to_json(data, lean, lean_clickable,
+ * clickable_map). */
+#define CODEC_ABI 5
 
 static int exec_module(PyObject *module) {
     init_tables();

@@ -35,6 +35,7 @@ from ._calls import (
     Batch,
     BatchCall,
     Call,
+    ClickableMapDecode,
     Decode,
     LeanAXDecode,
     LeanClickableDecode,
@@ -58,7 +59,14 @@ if TYPE_CHECKING:
 
     from ._transport import Transport
 
-__all__ = ["BatchCall", "Connection", "Decode", "LeanAXDecode", "LeanClickableDecode"]
+__all__ = [
+    "BatchCall",
+    "ClickableMapDecode",
+    "Connection",
+    "Decode",
+    "LeanAXDecode",
+    "LeanClickableDecode",
+]
 
 _log = logging.getLogger("kobrowser.cdp")
 _ID_HEAD = re.compile(rb'\{"id":(\d{1,15})[,}]')  # how Chrome's replies start
@@ -110,11 +118,18 @@ class Connection:
         self._encode_call: Callable[[int, str, dict[str, Any] | None, str | None], bytes] = getattr(
             transport, "encode_call", encode_call
         )
-        # Ids of the calls whose answers the transport should make lean
-        # (LeanAXDecode, LeanClickableDecode), when it can; it takes an id
-        # out once answered.
-        self._lean_ids: set[int] | None = getattr(transport, "lean_ids", None)
-        self._lean_clickable_ids: set[int] | None = getattr(transport, "lean_clickable_ids", None)
+        # Decoder class -> ids of the calls whose answers the transport should
+        # make lean for it (LeanAXDecode, LeanClickableDecode,
+        # ClickableMapDecode), when it can; it takes an id out once answered.
+        self._lean_sets: dict[type, set[int]] = {
+            kind: ids
+            for kind, name in (
+                (LeanAXDecode, "lean_ids"),
+                (LeanClickableDecode, "lean_clickable_ids"),
+                (ClickableMapDecode, "clickable_map_ids"),
+            )
+            if (ids := getattr(transport, name, None)) is not None
+        }
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -275,8 +290,7 @@ class Connection:
         results: list[Any] = []
         ids: list[int] = []
         pending = self._pending
-        lean_ids = self._lean_ids
-        lean_clickable_ids = self._lean_clickable_ids
+        lean_sets = self._lean_sets
         leaned = False
         timer: asyncio.TimerHandle | None = None
         try:
@@ -294,13 +308,10 @@ class Connection:
                     batch.left += 1
                     pending[call_id] = call
                     ids.append(call_id)
-                    if lean_ids is not None:
-                        kind = decoder.__class__
-                        if kind is LeanAXDecode:
-                            lean_ids.add(call_id)
-                            leaned = True
-                        elif kind is LeanClickableDecode and lean_clickable_ids is not None:
-                            lean_clickable_ids.add(call_id)
+                    if lean_sets:
+                        lean = lean_sets.get(decoder.__class__)
+                        if lean is not None:
+                            lean.add(call_id)
                             leaned = True
                     await self._transport.send(
                         self._encode_call(call_id, method, params, session.id)
@@ -320,10 +331,8 @@ class Connection:
             for call_id in ids:
                 pending.pop(call_id, None)
             if leaned:
-                assert lean_ids is not None
-                lean_ids.difference_update(ids)  # calls never answered
-                if lean_clickable_ids is not None:
-                    lean_clickable_ids.difference_update(ids)
+                for lean in lean_sets.values():
+                    lean.difference_update(ids)  # calls never answered
         for call in batch.calls:
             results.append(call.error if call.error is not None else call.result)
         return results

@@ -56,7 +56,7 @@ _F_SETPIPE_SZ = 1031  # Linux: let each pipe hold a MiB, so a big reply takes fe
 _MALFORMED = -32700  # JSON-RPC "parse error", the code a malformed reply fails its call with
 
 
-_CODEC_ABI = 4
+_CODEC_ABI = 5
 """The ``ABI`` the native codec must report (``CODEC_ABI`` in ``_cbor.c``)."""
 _stale_logged = False
 
@@ -105,6 +105,7 @@ class _Framer:
         # takes an id out as its answer goes by; see Connection.call_many).
         self.lean_ids: set[int] = set()
         self.lean_clickable_ids: set[int] = set()
+        self.clickable_map_ids: set[int] = set()
         self.max_message = max_message
         self.buf = bytearray(_CHUNK)
         self.start = 0  # first unconsumed byte of buf
@@ -232,7 +233,11 @@ class _Framer:
             self.messages.append(bytes(data))
             return
         try:
-            self.messages.append(self.codec.to_json(data, self.lean_ids, self.lean_clickable_ids))
+            self.messages.append(
+                self.codec.to_json(
+                    data, self.lean_ids, self.lean_clickable_ids, self.clickable_map_ids
+                )
+            )
         except self.codec.CBORError as exc:
             where = "" if offset is None else f" (message at stream offset {offset})"
             if exc.call_id is None:
@@ -279,6 +284,10 @@ class PipeTransport:
         # The same for LeanClickableDecode (the clickable map's captureSnapshot).
         self.lean_clickable_ids: set[int] | None = (
             self._framer.lean_clickable_ids if codec is not None else None
+        )
+        # And for ClickableMapDecode: the codec answers with the map itself.
+        self.clickable_map_ids: set[int] | None = (
+            self._framer.clickable_map_ids if codec is not None else None
         )
         self._encode = codec.encode_call if codec is not None else _json_call
         self._closed = False

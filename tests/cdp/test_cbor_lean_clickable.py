@@ -22,62 +22,10 @@ from kobrowser import _clickable
 from kobrowser.cdp import cbor_codec
 
 from ._cbor_ref import chrome_encode
+from ._clickable_answers import answer
 
 codec = cbor_codec()
 pytestmark = pytest.mark.skipif(codec is None, reason="kobrowser.cdp._cbor is not built")
-
-small = st.integers(-1, 12)
-ints = st.lists(small, max_size=6)
-text = st.text(st.characters(exclude_categories=["Cs"]), max_size=8)
-rare = st.fixed_dictionaries({"index": ints}, optional={"value": ints})
-rect = st.lists(st.floats(-1e4, 1e4, allow_nan=False), min_size=4, max_size=4)
-nodes = st.fixed_dictionaries(
-    {},
-    optional={
-        "parentIndex": ints,
-        "nodeType": st.lists(st.sampled_from([1, 3, 9, 11]), max_size=6),
-        "nodeName": ints,
-        "nodeValue": ints,
-        "backendNodeId": st.lists(st.integers(1, 2**31 - 1), max_size=6),
-        "attributes": st.lists(ints, max_size=3),
-        "textValue": rare,
-        "inputValue": rare,
-        "isClickable": rare,
-        "shadowRootType": rare,
-        "contentDocumentIndex": rare,
-        "currentSourceURL": rare,
-    },
-)
-layout = st.fixed_dictionaries(
-    {},
-    optional={
-        "nodeIndex": ints,
-        "styles": st.lists(ints, max_size=4),
-        "bounds": st.lists(rect, max_size=4),
-        "text": ints,
-        "stackingContexts": rare,
-        "offsetRects": st.lists(rect, max_size=2),
-    },
-)
-document = st.fixed_dictionaries(
-    {"nodes": nodes, "layout": layout},
-    optional={
-        "documentURL": small,
-        "title": small,
-        "frameId": small,
-        "textBoxes": st.fixed_dictionaries(
-            {"layoutIndex": ints, "bounds": st.lists(rect, max_size=3), "start": ints}
-        ),
-        "scrollOffsetX": st.floats(0, 1e4),
-        "contentWidth": st.floats(0, 1e4),
-    },
-)
-answer = st.fixed_dictionaries(
-    {
-        "documents": st.lists(document, max_size=3),
-        "strings": st.lists(st.one_of(text, st.sampled_from(["pointer", "BODY", "HTML"]))),
-    }
-)
 
 
 def _message(call_id: int, result: dict[str, Any], utf16: bool) -> bytes:
@@ -180,7 +128,7 @@ def test_lean_clickable_still_checks_the_input() -> None:
     with pytest.raises(TypeError):
         codec.to_json(data, None, [3])
     with pytest.raises(TypeError):
-        codec.to_json(data, None, None, None)
+        codec.to_json(data, None, None, None, None)
 
 
 @settings(max_examples=examples(2000), deadline=None, suppress_health_check=[HealthCheck.too_slow])

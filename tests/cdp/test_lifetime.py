@@ -104,7 +104,7 @@ def stale_codec(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     return old
 
 
-@pytest.mark.parametrize("abi", [None, 1, 2, 3, 5])
+@pytest.mark.parametrize("abi", [None, 1, 2, 3, _pipe._CODEC_ABI - 1, _pipe._CODEC_ABI + 1])
 def test_a_stale_codec_is_not_used_said_once_at_debug(
     stale_codec: types.ModuleType,
     abi: int | None,

@@ -300,7 +300,9 @@ async def test_a_codec_failure_fails_waiting_calls_at_once() -> None:
             CBORError = real.CBORError
 
             @staticmethod
-            def to_json(data: Any, lean: Any = None, lean_clickable: Any = None) -> bytes:
+            def to_json(
+                data: Any, lean: Any = None, lean_clickable: Any = None, maps: Any = None
+            ) -> bytes:
                 raise TypeError("to_json() takes exactly one argument (2 given)")
 
         chrome.transport._framer.codec = Broken

@@ -20,6 +20,7 @@ import kobrowser
 from kobrowser import _clickable
 from kobrowser.cdp import (
     ChromeProcess,
+    ClickableMapDecode,
     Connection,
     LeanClickableDecode,
     cbor_codec,
@@ -124,6 +125,19 @@ async def test_cbor_pipe_and_websocket_read_the_same_json(server: PageServer) ->
             assert _clickable._DECODER.decode(lean) == _clickable._DECODER.decode(whole)
             found = _clickable.clickable_from_snapshot(lean)
             assert len(found) >= 3 and found == _clickable.clickable_from_snapshot(whole)
+            # And the map the codec computes from it is that same map, in the same order.
+            [computed] = await over_pipe.call_many(
+                [
+                    (
+                        page_pipe,
+                        "DOMSnapshot.captureSnapshot",
+                        _clickable.PARAMS,
+                        ClickableMapDecode(bytes),
+                    )
+                ]
+            )
+            assert computed.startswith(b'{"clickableMap":[')
+            assert list(_clickable.clickable_from_snapshot(computed).items()) == list(found.items())
             tree = msgspec.json.decode(await page_pipe.send_raw("Accessibility.getFullAXTree"))
             names = [str(n.get("name", {}).get("value")) for n in tree["nodes"]]
             assert any("名前 漢字 😀🚀 é ß" in name for name in names), names[:20]
