@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
+from ..snapshot._ax import counted_nodes
 from ._mirror import DocumentMirror, MirrorAnswer, Spawn
 from ._settings import AXMirrorSettings
 
@@ -117,11 +118,11 @@ class TabMirror:
             return None
         return await mirror.answer(timeout=timeout)
 
-    def after_full(self, node_count: int, *, timeout: float) -> None:
-        """A full fetch read ``node_count`` top-document nodes: build a mirror if it pays."""
+    def after_full(self, nodes: Sequence[AXNode], *, timeout: float) -> None:
+        """A full fetch read these top-document nodes: build a mirror if it pays."""
         mirror = self._current()
         settings = self._settings()
-        if not settings.enabled or node_count < settings.min_nodes or self._page.closed:
+        if not settings.enabled or not _pays(nodes, settings.min_nodes) or self._page.closed:
             return
         if mirror is None:
             mirror = DocumentMirror(self._page, settings, self._spawn)
@@ -154,14 +155,14 @@ class TabMirror:
         _drop_gone(self._frames, {session for _, session, _ in oopifs if not session.closed})
         return await self._answers(self._frames, fresh=fresh, timeout=timeout)
 
-    def after_frames(self, counts: Mapping[CDPSession, int], *, timeout: float) -> None:
+    def after_frames(self, read: Mapping[CDPSession, Sequence[AXNode]], *, timeout: float) -> None:
         """Full fetches read these out-of-process frame documents: mirror those that pay.
 
         Args:
-            counts: frame session -> node count of its document as read in full.
+            read: frame session -> the nodes of its document as read in full.
             timeout: deadline of each CDP call of the crawls.
         """
-        self._start(self._frames, counts, lambda session: (session, None), timeout=timeout)
+        self._start(self._frames, read, lambda session: (session, None), timeout=timeout)
 
     async def same_frame_nodes(
         self,
@@ -192,17 +193,17 @@ class TabMirror:
     def after_same_frames(
         self,
         present: Sequence[tuple[CDPSession, str]],
-        counts: Mapping[tuple[CDPSession, str], int],
+        read: Mapping[tuple[CDPSession, str], Sequence[AXNode]],
         *,
         timeout: float,
     ) -> None:
-        """A snapshot saw these same-process child frames and read ``counts`` of them in full.
+        """A snapshot saw these same-process child frames and ``read`` some of them in full.
 
         Mirrors of frames not ``present`` are dropped; a frame read in full
         with at least ``min_nodes`` nodes gets a mirror (its crawl starts).
         """
         _drop_gone(self._same, set(present))
-        self._start(self._same, counts, lambda key: key, timeout=timeout)
+        self._start(self._same, read, lambda key: key, timeout=timeout)
 
     async def _answers(
         self, mirrors: dict[_Key, DocumentMirror], *, fresh: bool, timeout: float
@@ -221,7 +222,7 @@ class TabMirror:
     def _start(
         self,
         mirrors: dict[_Key, DocumentMirror],
-        counts: Mapping[_Key, int],
+        read: Mapping[_Key, Sequence[AXNode]],
         where: Callable[[_Key], tuple[CDPSession, str | None]],
         *,
         timeout: float,
@@ -235,9 +236,9 @@ class TabMirror:
         settings = self._settings()
         if not settings.enabled:
             return
-        for key, count in counts.items():
+        for key, nodes in read.items():
             session, frame_id = where(key)
-            if count < settings.min_nodes or session.closed:
+            if not _pays(nodes, settings.min_nodes) or session.closed:
                 continue
             mirror = mirrors.get(key)
             if mirror is None:
@@ -254,3 +255,13 @@ class TabMirror:
         self._frames.clear()
         self._same.clear()
         self._mirror = self._mirror_settings = None
+
+
+def _pays(nodes: Sequence[AXNode], min_nodes: int) -> bool:
+    """Whether a document read in full is large enough for a mirror.
+
+    Its :func:`~kobrowser.snapshot._ax.counted_nodes` are counted only when
+    it has ``min_nodes`` nodes at all (the count is never more than that):
+    most documents are far below, and counting walks every node.
+    """
+    return len(nodes) >= min_nodes and counted_nodes(nodes) >= min_nodes

@@ -19,7 +19,7 @@ from .._clickable import ClickableMaps
 from .._concurrency import gather, unwrapping
 from .._snapshot import Element, Snapshot, number_snapshot
 from ..snapshot import build_tree, filter_tree
-from ..snapshot._ax import counted_nodes, gc_paused
+from ..snapshot._ax import gc_paused
 from ._clickwatch import ClickWatch
 from ._fetch import FetchCache, fetch_frames, resolve_scope
 from ._incremental import IncrementalBuilder, compare_numbered
@@ -204,14 +204,14 @@ class Snapshotter:
         # A fresh snapshot is a one-off full read: it starts no mirror (a
         # scraper's single snapshot of a big page must not set off a crawl).
         if mirror is not None and top is None and not fresh:
-            mirror.after_full(counted_nodes(root_nodes), timeout=timeout)
+            mirror.after_full(root_nodes, timeout=timeout)
         if mirror is not None and oopifs and not fresh:
-            counts = {
-                session: counted_nodes(read.nodes)
+            read_in_full = {
+                session: read.nodes
                 for frame_id, session, _ in oopifs
                 if session not in framed and (read := fetched.frames.get(frame_id)) is not None
             }
-            mirror.after_frames(counts, timeout=timeout)
+            mirror.after_frames(read_in_full, timeout=timeout)
         if mirror is not None:
             _after_same_frames(mirror, fetched, oopifs, same, timeout, start=not fresh)
         raw_title = root_nodes[0].name.value if root_nodes and root_nodes[0].name else None
@@ -276,9 +276,9 @@ def _after_same_frames(
         for frame_id, document in fetched.documents.items()
         if frame_id not in roots
     ]
-    counts = {
-        (session, frame_id): counted_nodes(read.nodes)
+    read_in_full = {
+        (session, frame_id): read.nodes
         for session, frame_id in present
         if start and frame_id not in same and (read := fetched.frames.get(frame_id)) is not None
     }
-    mirror.after_same_frames(present, counts, timeout=timeout)
+    mirror.after_same_frames(present, read_in_full, timeout=timeout)
