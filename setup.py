@@ -6,7 +6,8 @@ into JSON. It is optional: without a C compiler the install still succeeds and
 to skip it on purpose.
 
 ``kobrowser.snapshot._cwalk`` is the snapshot walk of ``_tree._build`` in C
-(full builds); without it the Python walk runs (see ``kobrowser/snapshot/_native.py``).
+(full builds) and the numbering of ``_format`` (``_cnumber.h``); without it the
+Python code runs (see ``kobrowser/snapshot/_native.py``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ if os.environ.get("KOBROWSER_NO_EXTENSION") != "1":
         Extension(
             "kobrowser.snapshot._cwalk",
             sources=["kobrowser/snapshot/_cwalk.c"],
+            depends=["kobrowser/snapshot/_cnumber.h"],  # included by _cwalk.c
             optional=True,  # a failed build is a warning; the Python walk is the fallback
             extra_compile_args=flags,
         )

@@ -29,7 +29,7 @@
 
 #include <string.h>
 
-#define CWALK_ABI 1
+#define CWALK_ABI 2
 
 /* Kinds (_roles); configure() checks that the Python values match. */
 enum { SKIP = 0, BREAK = 1, TEXT = 2, TRANSPARENT = 3, NAMED = 4, STRUCTURE = 5, INTERACTIVE = 6, IFRAME = 7 };
@@ -49,6 +49,8 @@ static const char *const PROP_FIELDS[P_FIELDS] = {"name", "value"};
 static const char *const VALUE_FIELDS[1] = {"value"};
 enum { O_NAME, O_CHILDREN, O_FIELDS };
 static const char *const OUT_FIELDS[O_FIELDS] = {"name", "children"};
+enum { F_ROLE, F_NAME, F_VALUE, F_STATES, F_KIDS, F_COUNT_NUM };
+static const char *const NUM_FIELDS[F_COUNT_NUM] = {"role", "name", "value", "states", "children"};
 
 typedef struct {
     PyTypeObject *type; /* owned */
@@ -79,6 +81,7 @@ typedef struct {
     long clickable_bit, focusable_bit, editable_flag, focusable_flag;
     Layouts nodes, values, props;
     Layout out; /* Node: name, children */
+    Layout num; /* Node, as the numbering reads it (_cnumber.h) */
     PropRule rules[MAX_RULES];
     int nrules;
     PyObject *state_props; /* frozenset of the rules' names */
@@ -160,6 +163,7 @@ static void config_clear(void) {
         all[k]->count = 0;
     }
     Py_CLEAR(C.out.type);
+    Py_CLEAR(C.num.type);
     for (int i = 0; i < C.nrules; i++) {
         Py_CLEAR(C.rules[i].name);
         Py_CLEAR(C.rules[i].value);
@@ -225,6 +229,7 @@ static PyObject *configure(PyObject *self, PyObject *args, PyObject *kw) {
     if ((t = kwarg(kw, "property_types")) == NULL || layouts_init(&C.props, t, PROP_FIELDS, P_FIELDS) < 0)
         goto fail;
     if (layout_init(&C.out, C.node_type, OUT_FIELDS, O_FIELDS) < 0) goto fail;
+    if (layout_init(&C.num, C.node_type, NUM_FIELDS, F_COUNT_NUM) < 0) goto fail;
     /* py: _states._PROP_BITS, read by read_props: (name, value) -> bit. */
     PyObject *bits = kwarg(kw, "PROP_BITS");
     if (bits == NULL) goto fail;
@@ -1192,9 +1197,14 @@ out:
     return NULL;
 }
 
+#include "_cnumber.h"
+
 static PyMethodDef methods[] = {
     {"build", (PyCFunction)(void (*)(void))build, METH_FASTCALL,
      "build(frame, index, proper) -> printed roots, or None: _tree._build for a full build."},
+    {"number", (PyCFunction)(void (*)(void))number, METH_FASTCALL,
+     "number(roots, head, name_max, value_max, element) -> (text, entries, top), or None: "
+     "_format._format_elements without a cache."},
     {"configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS,
      "configure(**env): the Python rules and objects the walk calls (see _native.py)."},
     {NULL, NULL, 0, NULL},

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar, overload
+from typing import Any, Final, TypeVar, overload
 
+from . import _tree
 from ._ax import gc_paused
+from ._native import loaded_number
 from ._text import limits, normalize, truncate
 from ._tree import Node
 
@@ -150,6 +152,10 @@ def _format(
     return text, nodes
 
 
+_CNUMBER: Final = loaded_number()
+"""The C numbering (without a cache), or None when the extension is not built."""
+
+
 def _format_elements(
     roots: list[Node],
     title: str | None,
@@ -158,13 +164,17 @@ def _format_elements(
     element: ElementFactory[E],
     cache: FormatCache | None = None,
 ) -> tuple[str, list[E], list[E]]:
-    lines: list[str] = []
-    add = lines.append
     head = ""
     if title is not None:
         page = normalize(title)
         if page:
             head = f'Page: "{truncate(page, name_max)}"\n\n'
+    if cache is None and _tree.USE_CWALK and _CNUMBER is not None:
+        numbered = _CNUMBER(roots, head, name_max, value_max, element)
+        if numbered is not None:
+            return numbered
+    lines: list[str] = []
+    add = lines.append
     entries: list[E] = []
     keep = entries.append
     top: list[E] = []

@@ -52,15 +52,22 @@ from ._walkstate import frame_state, push_frame
 if TYPE_CHECKING:
     from ._tree import FrameAX
 
-__all__ = ["CWALK_ABI", "CBuild", "load_cwalk"]
+__all__ = ["CWALK_ABI", "CBuild", "CNumber", "load_cwalk", "loaded_number"]
 
 _log = logging.getLogger("kobrowser.snapshot")
 
-CWALK_ABI: Final = 1
+CWALK_ABI: Final = 2
 """The ``ABI`` the extension must report (``CWALK_ABI`` in ``_cwalk.c``)."""
 
 CBuild = Callable[["FrameAX", "Mapping[str, _ax.AXNode] | None", bool], "list[Node] | None"]
 """``build(frame, index, proper)``: the printed roots, or ``None`` (run the Python walk)."""
+
+CNumber = Callable[[list[Node], str, int, int, Any], "tuple[str, list[Any], list[Any]] | None"]
+"""``number(roots, head, name_max, value_max, element)``: ``_format._format_elements``
+without a cache, in C (``_cnumber.h``): the text (``head`` first), the entries in
+id order and the top-level entries, or ``None`` (run the Python numbering)."""
+
+_number: CNumber | None = None
 
 
 def load_cwalk(marker_match: Callable[[str], object]) -> CBuild | None:
@@ -126,4 +133,11 @@ def load_cwalk(marker_match: Callable[[str], object]) -> CBuild | None:
         _log.debug("kobrowser.snapshot._cwalk does not fit this code (%s): Python walk", exc)
         return None
     build: CBuild = module.build
+    global _number
+    _number = module.number
     return build
+
+
+def loaded_number() -> CNumber | None:
+    """The C numbering of the extension :func:`load_cwalk` configured, or ``None``."""
+    return _number

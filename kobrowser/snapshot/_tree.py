@@ -141,7 +141,8 @@ _MARKER: Final = re.compile(
 _CWALK: Final = load_cwalk(_MARKER.fullmatch)
 
 USE_CWALK = True
-"""Full builds use the C walk when it is built (tests flip this to run the Python walk)."""
+"""Full builds use the C walk, and numberings without a cache the C numbering
+(``_format``), when the extension is built (tests flip this to run the Python code)."""
 
 
 # Marks a stack item that records a printed element's output in the memo.

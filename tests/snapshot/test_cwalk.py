@@ -243,7 +243,13 @@ def _installed_by_setup_sh() -> bool:
     """Whether scripts/setup.sh installed this checkout's current C sources (its stamp)."""
     root = Path(__file__).resolve().parents[2]
     stamp = Path(sys.prefix) / ".kobrowser-setup-stamp"
-    sources = ["pyproject.toml", "setup.py", "kobrowser/cdp/_cbor.c", "kobrowser/snapshot/_cwalk.c"]
+    sources = [
+        "pyproject.toml",
+        "setup.py",
+        "kobrowser/cdp/_cbor.c",
+        "kobrowser/snapshot/_cwalk.c",
+        "kobrowser/snapshot/_cnumber.h",
+    ]
     try:
         digest = hashlib.sha256(b"".join((root / s).read_bytes() for s in sources)).hexdigest()
         return stamp.read_text().split("\n", 1)[0] == digest
