@@ -37,7 +37,12 @@ Out-of-process frames are answered by their own session: call
 inside its fetch batch through :class:`ClickableMaps`: one
 ``captureSnapshot`` per session, sent before that session's AX calls (Chrome
 answers one session's calls in order, so the map is in when its frames' AX
-trees arrive and are built).
+trees arrive and are built). On the CBOR pipe the native codec reads that
+answer itself and hands over only the map (``ClickableMapDecode``;
+``kobrowser/cdp/_cbor.c``, "the clickable map of a captureSnapshot answer"),
+which :func:`clickable_from_snapshot` takes as well: the rule above then has
+two copies, this module's (the reference, and every other transport's) and
+the codec's, held equal by ``tests/cdp/test_cbor_clickable_map.py``.
 """
 
 from __future__ import annotations
