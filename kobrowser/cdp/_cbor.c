@@ -424,22 +424,30 @@ static double half_to_double(uint16_t h) {
 
 static int item(Dec *d);
 
+/* A string item, stepped over: UTF-8 text (major 3) or a UTF-16 byte string
+ * (major 2), its bytes at *s; anything else fails with `what`. */
+static int string_item(Dec *d, const char *what, int *major, const uint8_t **s, Py_ssize_t *len) {
+    Py_ssize_t head = d->pos;
+    uint64_t arg;
+    int r = read_head(d, major, &arg);
+    if (r < 0) return -1;
+    if (r == 1 || (*major != 3 && *major != 2)) return fail(d, head, "%s", what);
+    if (take_length(d, head, arg, len) < 0) return -1;
+    *s = d->buf + d->pos;
+    d->pos += *len;
+    return 0;
+}
+
+#define NOT_A_KEY "malformed CBOR: a map key that is not a string"
+
 /* A map key: a text string or a UTF-16 byte string. */
 static int key(Dec *d, const uint8_t **text, Py_ssize_t *text_len) {
     Py_ssize_t head = d->pos;
     int major;
-    uint64_t arg;
-    int r = read_head(d, &major, &arg);
-    if (r < 0) return -1;
-    if (r == 1 || (major != 3 && major != 2))
-        return fail(d, head, "malformed CBOR: a map key that is not a string");
-    Py_ssize_t len = 0;
-    if (take_length(d, head, arg, &len) < 0) return -1;
-    const uint8_t *s = d->buf + d->pos;
-    d->pos += len;
+    const uint8_t *s;
+    if (string_item(d, NOT_A_KEY, &major, &s, text_len) < 0) return -1;
     *text = major == 3 ? s : NULL;
-    *text_len = len;
-    return major == 3 ? put_text(d, head, s, len) : put_utf16(d, head, s, len);
+    return major == 3 ? put_text(d, head, s, *text_len) : put_utf16(d, head, s, *text_len);
 }
 
 /* Keys of a node map of a lean getFullAXTree answer that no decoder reads. */
@@ -469,10 +477,10 @@ static int lean_drops(int lean, const uint8_t *name, Py_ssize_t len) {
     }
 }
 
-/* Step over an enveloped item (tag 24 on a byte string) without reading
- * inside it. Returns 1 when stepped over, 0 when the item is not enveloped
- * (nothing read), -1 on error. */
-static int skip_enveloped(Dec *d) {
+/* Enter an envelope (tag 24 on a byte string): returns 1 with the reading
+ * position at its content and *end where it ends, 0 when the item is not
+ * enveloped (nothing read), -1 on error. */
+static int enter_envelope(Dec *d, Py_ssize_t *end) {
     if (d->size - d->pos < 2 || d->buf[d->pos] != 0xd8 || d->buf[d->pos + 1] != 0x18) return 0;
     d->pos += 2;
     Py_ssize_t inner = d->pos;
@@ -484,8 +492,17 @@ static int skip_enveloped(Dec *d) {
         return fail(d, inner, "malformed CBOR: an envelope (tag 24) not on a byte string");
     Py_ssize_t len = 0;
     if (take_length(d, inner, arg, &len) < 0) return -1;
-    d->pos += len;
+    *end = d->pos + len;
     return 1;
+}
+
+/* Step over an enveloped item without reading inside it. Returns 1 when
+ * stepped over, 0 when the item is not enveloped (nothing read), -1 on error. */
+static int skip_enveloped(Dec *d) {
+    Py_ssize_t end = 0;
+    int r = enter_envelope(d, &end);
+    if (r == 1) d->pos = end;
+    return r;
 }
 
 /* Whether the answer's call id is in a lean set (taking it out): 1 for the
@@ -579,20 +596,9 @@ typedef struct {
 } Scope;
 
 static int open_scope(Dec *d, Scope *s, int major_wanted, const char *what) {
-    s->enveloped = 0;
-    if (d->size - d->pos >= 2 && d->buf[d->pos] == 0xd8 && d->buf[d->pos + 1] == 0x18) {
-        d->pos += 2;
-        Py_ssize_t inner = d->pos;
-        int m;
-        uint64_t a;
-        int r = read_head(d, &m, &a);
-        if (r < 0) return -1;
-        if (r == 1 || m != 2)
-            return fail(d, inner, "malformed CBOR: an envelope (tag 24) not on a byte string");
-        Py_ssize_t len = 0;
-        if (take_length(d, inner, a, &len) < 0) return -1;
-        s->enveloped = 1;
-        s->end = d->pos + len;
+    s->enveloped = enter_envelope(d, &s->end);
+    if (s->enveloped < 0) return -1;
+    if (s->enveloped) { /* the item may not read past its envelope */
         s->outer_size = d->size;
         d->size = s->end;
     }
@@ -691,21 +697,23 @@ static int skip_item(Dec *d) {
 
 /* A map key: its text (NULL when a UTF-16 string, which no key read here is). */
 static int skim_key(Dec *d, const uint8_t **name, Py_ssize_t *len) {
-    Py_ssize_t head = d->pos;
     int major;
-    uint64_t arg;
-    int r = read_head(d, &major, &arg);
-    if (r < 0) return -1;
-    if (r == 1 || (major != 3 && major != 2))
-        return fail(d, head, "malformed CBOR: a map key that is not a string");
-    if (take_length(d, head, arg, len) < 0) return -1;
-    *name = major == 3 ? d->buf + d->pos : NULL;
-    d->pos += *len;
+    const uint8_t *s;
+    if (string_item(d, NOT_A_KEY, &major, &s, len) < 0) return -1;
+    *name = major == 3 ? s : NULL;
     return 0;
 }
 
 static int is_key(const uint8_t *name, Py_ssize_t len, const char *want) {
     return name != NULL && (Py_ssize_t)strlen(want) == len && memcmp(name, want, (size_t)len) == 0;
+}
+
+/* The next entry of a map being read: 1 with its key read (see skim_key),
+ * 0 at the end, -1 on error. */
+static int next_key(Dec *d, Scope *s, const uint8_t **name, Py_ssize_t *len) {
+    int more = scope_next(d, s);
+    if (more <= 0) return more;
+    return skim_key(d, name, len) < 0 ? -1 : 1;
 }
 
 static int read_int(Dec *d, int64_t *x) {
@@ -724,16 +732,12 @@ static int read_ints(Dec *d, Ints *out, const char *what) {
     Scope s;
     if (open_scope(d, &s, 4, what) < 0) return -1;
     out->n = 0; /* a key given twice: the last one counts, as in the decoder */
-    for (;;) {
-        int more = scope_next(d, &s);
-        if (more <= 0) {
-            if (more < 0) return -1;
-            break;
-        }
+    int more;
+    while ((more = scope_next(d, &s)) > 0) {
         int64_t x;
         if (read_int(d, &x) < 0 || ints_push(out, x) < 0) return -1;
     }
-    return close_scope(d, &s);
+    return more < 0 ? -1 : close_scope(d, &s);
 }
 
 /* isClickable: {"index": [...], ...}. */
@@ -746,19 +750,13 @@ static int read_rare(Dec *d, Ints *out) {
     Scope s;
     if (open_scope(d, &s, 5, "nodes.isClickable") < 0) return -1;
     out->n = 0;
-    for (;;) {
-        int more = scope_next(d, &s);
-        if (more <= 0) {
-            if (more < 0) return -1;
-            break;
-        }
-        const uint8_t *name;
-        Py_ssize_t len;
-        if (skim_key(d, &name, &len) < 0) return -1;
+    const uint8_t *name;
+    Py_ssize_t len;
+    int more;
+    while ((more = next_key(d, &s, &name, &len)) > 0)
         if (is_key(name, len, "index") ? read_ints(d, out, "isClickable.index") < 0 : skip_item(d) < 0)
             return -1;
-    }
-    return close_scope(d, &s);
+    return more < 0 ? -1 : close_scope(d, &s);
 }
 
 /* layout.styles: one array per layout node; its first entry is the cursor. */
@@ -766,42 +764,29 @@ static int read_styles(Dec *d, Ints *out) {
     Scope s;
     if (open_scope(d, &s, 4, "layout.styles") < 0) return -1;
     out->n = 0;
-    for (;;) {
-        int more = scope_next(d, &s);
-        if (more <= 0) {
-            if (more < 0) return -1;
-            break;
-        }
+    int more;
+    while ((more = scope_next(d, &s)) > 0) {
         Scope inner;
         if (open_scope(d, &inner, 4, "an entry of layout.styles") < 0) return -1;
         int64_t first = INT64_MIN; /* none: no styles */
-        for (;;) {
-            int again = scope_next(d, &inner);
-            if (again <= 0) {
-                if (again < 0) return -1;
-                break;
-            }
+        int again;
+        while ((again = scope_next(d, &inner)) > 0) {
             int64_t x;
             if (read_int(d, &x) < 0) return -1;
             if (first == INT64_MIN) first = x;
         }
-        if (close_scope(d, &inner) < 0 || ints_push(out, first) < 0) return -1;
+        if (again < 0 || close_scope(d, &inner) < 0 || ints_push(out, first) < 0) return -1;
     }
-    return close_scope(d, &s);
+    return more < 0 ? -1 : close_scope(d, &s);
 }
 
 static int read_section(Dec *d, MapDoc *doc, int layout) {
     Scope s;
     if (open_scope(d, &s, 5, layout ? "a document's layout" : "a document's nodes") < 0) return -1;
-    for (;;) {
-        int more = scope_next(d, &s);
-        if (more <= 0) {
-            if (more < 0) return -1;
-            break;
-        }
-        const uint8_t *name;
-        Py_ssize_t len;
-        if (skim_key(d, &name, &len) < 0) return -1;
+    const uint8_t *name;
+    Py_ssize_t len;
+    int more;
+    while ((more = next_key(d, &s, &name, &len)) > 0) {
         int rc;
         if (layout && is_key(name, len, "nodeIndex")) rc = read_ints(d, &doc->f[F_AT], "layout.nodeIndex");
         else if (layout && is_key(name, len, "styles")) rc = read_styles(d, &doc->f[F_CURSOR]);
@@ -813,7 +798,7 @@ static int read_section(Dec *d, MapDoc *doc, int layout) {
         else rc = skip_item(d);
         if (rc < 0) return -1;
     }
-    return close_scope(d, &s);
+    return more < 0 ? -1 : close_scope(d, &s);
 }
 
 typedef struct {
@@ -841,12 +826,8 @@ static int read_documents(Dec *d, MapAnswer *a) {
     a->n_docs = 0;
     a->have_nodes_all = 1;
     Py_ssize_t cap = 0;
-    for (;;) {
-        int more = scope_next(d, &s);
-        if (more <= 0) {
-            if (more < 0) return -1;
-            break;
-        }
+    int more;
+    while ((more = scope_next(d, &s)) > 0) {
         if (a->n_docs == cap) {
             Py_ssize_t grown = cap ? cap * 2 : 4;
             MapDoc *docs = PyMem_Realloc(a->docs, (size_t)grown * sizeof *docs);
@@ -861,16 +842,10 @@ static int read_documents(Dec *d, MapAnswer *a) {
         memset(doc, 0, sizeof *doc);
         Scope ds;
         if (open_scope(d, &ds, 5, "a document") < 0) return -1;
-        int seen = 0;
-        for (;;) {
-            int again = scope_next(d, &ds);
-            if (again <= 0) {
-                if (again < 0) return -1;
-                break;
-            }
-            const uint8_t *name;
-            Py_ssize_t len;
-            if (skim_key(d, &name, &len) < 0) return -1;
+        int seen = 0, again;
+        const uint8_t *name;
+        Py_ssize_t len;
+        while ((again = next_key(d, &ds, &name, &len)) > 0) {
             int rc;
             if (is_key(name, len, "nodes")) {
                 seen |= 1;
@@ -884,9 +859,9 @@ static int read_documents(Dec *d, MapAnswer *a) {
             if (rc < 0) return -1;
         }
         if (seen != 3) a->have_nodes_all = 0;
-        if (close_scope(d, &ds) < 0) return -1;
+        if (again < 0 || close_scope(d, &ds) < 0) return -1;
     }
-    return close_scope(d, &s);
+    return more < 0 ? -1 : close_scope(d, &s);
 }
 
 /* Whether a string item (UTF-8 text, or UTF-16LE bytes) is the ASCII ``want``. */
@@ -904,23 +879,14 @@ static int read_strings(Dec *d, MapAnswer *a) {
     if (open_scope(d, &s, 4, "strings") < 0) return -1;
     a->never.n = 0;
     a->pointer = -2;
-    for (int64_t at = 0;; at++) {
-        int more = scope_next(d, &s);
-        if (more <= 0) {
-            if (more < 0) return -1;
-            break;
-        }
-        Py_ssize_t head = d->pos;
+    int more;
+    for (int64_t at = 0; (more = scope_next(d, &s)) > 0; at++) {
+        Py_ssize_t head = d->pos, len = 0;
         int major;
-        uint64_t arg;
-        int r = read_head(d, &major, &arg);
-        if (r < 0) return -1;
-        if (r == 1 || (major != 3 && major != 2))
-            return fail(d, head, "unexpected captureSnapshot answer: a string that is not a string");
-        Py_ssize_t len = 0;
-        if (take_length(d, head, arg, &len) < 0) return -1;
-        const uint8_t *text = d->buf + d->pos;
-        d->pos += len;
+        const uint8_t *text;
+        if (string_item(d, "unexpected captureSnapshot answer: an entry of strings that is not a string",
+                        &major, &text, &len) < 0)
+            return -1;
         if (major == 3) {
             /* checked as the transcoder checks it */
             for (Py_ssize_t i = 0; i < len;) {
@@ -939,7 +905,7 @@ static int read_strings(Dec *d, MapAnswer *a) {
         int never = string_is(major, text, len, "HTML") || string_is(major, text, len, "BODY");
         if (ints_push(&a->never, never) < 0) return -1;
     }
-    return close_scope(d, &s);
+    return more < 0 ? -1 : close_scope(d, &s);
 }
 
 /* The map of one document, appended as pairs (see _document in _clickable.py). */
@@ -1061,15 +1027,10 @@ static int put_clickable_map(Dec *d) {
     int rc = -1, have_docs = 0, have_strings = 0;
     Scope s;
     if (open_scope(d, &s, 5, "the result") < 0) goto done;
-    for (;;) {
-        int more = scope_next(d, &s);
-        if (more <= 0) {
-            if (more < 0) goto done;
-            break;
-        }
-        const uint8_t *name;
-        Py_ssize_t len;
-        if (skim_key(d, &name, &len) < 0) goto done;
+    const uint8_t *name;
+    Py_ssize_t len;
+    int more;
+    while ((more = next_key(d, &s, &name, &len)) > 0) {
         int r;
         if (is_key(name, len, "documents")) {
             have_docs = 1;
@@ -1082,7 +1043,7 @@ static int put_clickable_map(Dec *d) {
         }
         if (r < 0) goto done;
     }
-    if (close_scope(d, &s) < 0) goto done;
+    if (more < 0 || close_scope(d, &s) < 0) goto done;
     if (!have_docs || !have_strings || !a.have_nodes_all) {
         fail(d, at, "unexpected captureSnapshot answer: no %s",
              !have_docs ? "documents" : !have_strings ? "strings" : "nodes or layout in a document");

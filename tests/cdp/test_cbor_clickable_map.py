@@ -135,7 +135,7 @@ def test_no_pointer_string_and_empty_answers() -> None:
         ({"documents": []}, "no strings"),
         ({"documents": [{"nodes": {}}], "strings": []}, "no nodes or layout"),
         ({"documents": {}, "strings": []}, "documents is not an array"),
-        ({"documents": [], "strings": [1]}, "a string that is not a string"),
+        ({"documents": [], "strings": [1]}, "an entry of strings that is not a string"),
         ({"documents": [{"nodes": [], "layout": {}}], "strings": []}, "nodes is not a map"),
         (
             {"documents": [{"nodes": {"backendNodeId": [1.5]}, "layout": {}}], "strings": []},
