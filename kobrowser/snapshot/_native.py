@@ -29,6 +29,13 @@ that case, about three times faster. Design:
   object it does not read (a struct type it was not configured with, a field
   that is not a list or tuple ...); the Python walk then runs on the same input
   and gives the answer, or raises what it raises on a malformed tree.
+* **The numbering too.** ``_cnumber.h``, included by ``_cwalk.c``, is
+  ``_format._format_elements`` without a ``FormatCache`` (every fresh or
+  unmirrored snapshot): the lines are numbered and the element factory called
+  in the same order, and the text is made as one string of the exact size and
+  kind. The Python numbering is the reference and the fallback (``None`` on
+  an object it does not read); ``tests/snapshot/test_cnumber.py`` compares
+  the two, and :data:`_tree.USE_CWALK` switches both off.
 * Struct fields are read at the member offsets of the msgspec structs
   (:class:`AXNode`, :class:`AXValue`, :class:`AXProperty`, the walk's lean
   decodes of them and :class:`Node`), checked once here by ``configure``.
