@@ -1,7 +1,7 @@
 /*
  * The numbering of _format._format_elements in C, without a FormatCache
  * (every fresh or unmirrored snapshot): included by _cwalk.c, which
- * configures the Node layout it reads (configure(): C.num).
+ * configures the Node layout it reads (configure(): C.out).
  *
  *   number(roots, head, name_max, value_max, element)
  *       -> (text, entries, top), or None: run _format_elements instead.
@@ -176,10 +176,10 @@ fail:
 static int num_node(Numbering *nb, NumItem *it, Py_ssize_t name_max, Py_ssize_t value_max,
                     PyObject *element, PyObject *entries) {
     PyObject *node = it->node;
-    if (Py_TYPE(node) != C.num.type) return 1;
-    PyObject *role = FIELD(node, C.num.off[F_ROLE]), *name = FIELD(node, C.num.off[F_NAME]),
-             *value = FIELD(node, C.num.off[F_VALUE]), *states = FIELD(node, C.num.off[F_STATES]),
-             *kids = FIELD(node, C.num.off[F_KIDS]);
+    if (Py_TYPE(node) != C.out.type) return 1;
+    PyObject *role = FIELD(node, C.out.off[O_ROLE]), *name = FIELD(node, C.out.off[O_NAME]),
+             *value = FIELD(node, C.out.off[O_VALUE]), *states = FIELD(node, C.out.off[O_STATES]),
+             *kids = FIELD(node, C.out.off[O_CHILDREN]);
     if (role == NULL || name == NULL || value == NULL || states == NULL || kids == NULL ||
         !PyUnicode_CheckExact(role) || !PyUnicode_CheckExact(name) ||
         (value != Py_None && !PyUnicode_CheckExact(value)) || !PyTuple_CheckExact(states) ||

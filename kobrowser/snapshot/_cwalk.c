@@ -47,10 +47,8 @@ static const char *const NODE_FIELDS[N_FIELDS] = {"ignored", "role",     "name",
 enum { P_NAME, P_VALUE, P_FIELDS };
 static const char *const PROP_FIELDS[P_FIELDS] = {"name", "value"};
 static const char *const VALUE_FIELDS[1] = {"value"};
-enum { O_NAME, O_CHILDREN, O_FIELDS };
-static const char *const OUT_FIELDS[O_FIELDS] = {"name", "children"};
-enum { F_ROLE, F_NAME, F_VALUE, F_STATES, F_KIDS, F_COUNT_NUM };
-static const char *const NUM_FIELDS[F_COUNT_NUM] = {"role", "name", "value", "states", "children"};
+enum { O_ROLE, O_NAME, O_VALUE, O_STATES, O_CHILDREN, O_FIELDS };
+static const char *const OUT_FIELDS[O_FIELDS] = {"role", "name", "value", "states", "children"};
 
 typedef struct {
     PyTypeObject *type; /* owned */
@@ -80,8 +78,7 @@ typedef struct {
     PyObject *inline_roles, *field_roles;
     long clickable_bit, focusable_bit, editable_flag, focusable_flag;
     Layouts nodes, values, props;
-    Layout out; /* Node: name, children */
-    Layout num; /* Node, as the numbering reads it (_cnumber.h) */
+    Layout out; /* Node: what the walk (name, children) and the numbering (_cnumber.h) read */
     PropRule rules[MAX_RULES];
     int nrules;
     PyObject *state_props; /* frozenset of the rules' names */
@@ -163,7 +160,6 @@ static void config_clear(void) {
         all[k]->count = 0;
     }
     Py_CLEAR(C.out.type);
-    Py_CLEAR(C.num.type);
     for (int i = 0; i < C.nrules; i++) {
         Py_CLEAR(C.rules[i].name);
         Py_CLEAR(C.rules[i].value);
@@ -229,7 +225,6 @@ static PyObject *configure(PyObject *self, PyObject *args, PyObject *kw) {
     if ((t = kwarg(kw, "property_types")) == NULL || layouts_init(&C.props, t, PROP_FIELDS, P_FIELDS) < 0)
         goto fail;
     if (layout_init(&C.out, C.node_type, OUT_FIELDS, O_FIELDS) < 0) goto fail;
-    if (layout_init(&C.num, C.node_type, NUM_FIELDS, F_COUNT_NUM) < 0) goto fail;
     /* py: _states._PROP_BITS, read by read_props: (name, value) -> bit. */
     PyObject *bits = kwarg(kw, "PROP_BITS");
     if (bits == NULL) goto fail;
