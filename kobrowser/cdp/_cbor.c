@@ -460,9 +460,14 @@ static const char *const CLICKABLE_DOCUMENT_KEYS[] = {"nodes", "layout", NULL};
 static const char *const CLICKABLE_SECTION_KEYS[] = {"parentIndex", "nodeType", "nodeName",
     "backendNodeId", "isClickable", "shadowRootType", "nodeIndex", "styles", NULL};
 
+/* Whether a UTF-8 key (NULL: a UTF-16 one) is the ASCII `want`. */
+static int is_key(const uint8_t *name, Py_ssize_t len, const char *want) {
+    return name != NULL && (Py_ssize_t)strlen(want) == len && memcmp(name, want, (size_t)len) == 0;
+}
+
 static int listed(const char *const *keys, const uint8_t *name, Py_ssize_t len) {
     for (const char *const *k = keys; *k != NULL; k++)
-        if ((Py_ssize_t)strlen(*k) == len && memcmp(name, *k, (size_t)len) == 0) return 1;
+        if (is_key(name, len, *k)) return 1;
     return 0;
 }
 
@@ -503,6 +508,17 @@ static int skip_enveloped(Dec *d) {
     int r = enter_envelope(d, &end);
     if (r == 1) d->pos = end;
     return r;
+}
+
+/* The checks of a map or array head just read (its `count` items, unless
+ * indefinite): one level deeper, at most MAX_DEPTH, and no more items
+ * declared than bytes left. The caller's close undoes the depth. */
+static int enter_container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64_t count) {
+    if (++d->depth > MAX_DEPTH) return fail(d, head, "malformed CBOR: nested deeper than %d", MAX_DEPTH);
+    if (!indefinite && count > (uint64_t)(d->size - d->pos))
+        return fail(d, head, "truncated CBOR: the %s declares %llu items, %zd bytes are left",
+                    is_map ? "map" : "array", (unsigned long long)count, d->size - d->pos);
+    return 0;
 }
 
 /* Whether the answer's call id is in a lean set (taking it out): 1 for the
@@ -555,6 +571,9 @@ static void note_node_key(Dec *d, const uint8_t *name, Py_ssize_t name_len, cons
  * strings are read; the rest is stepped over. An answer of another shape
  * fails the call (CBORError naming the offset), as the decoder would.
  */
+
+/* kobrowser/_clickable.py's MAX_TEXT_NODES (a module attribute, held equal by the tests). */
+#define CLICKABLE_MAX_TEXT_NODES 32
 
 typedef struct {
     int64_t *v;
@@ -610,10 +629,7 @@ static int open_scope(Dec *d, Scope *s, int major_wanted, const char *what) {
     if (major != major_wanted)
         return fail(d, head, "unexpected captureSnapshot answer: %s is not a%s", what,
                     major_wanted == 5 ? " map" : "n array");
-    if (++d->depth > MAX_DEPTH) return fail(d, head, "malformed CBOR: nested deeper than %d", MAX_DEPTH);
-    if (r == 0 && arg > (uint64_t)(d->size - d->pos))
-        return fail(d, head, "truncated CBOR: the %s declares %llu items, %zd bytes are left",
-                    major == 5 ? "map" : "array", (unsigned long long)arg, d->size - d->pos);
+    if (enter_container(d, head, major == 5, r == 1, arg) < 0) return -1;
     s->indefinite = r == 1;
     s->count = arg;
     s->n = 0;
@@ -669,10 +685,7 @@ static int skip_item(Dec *d) {
         return 0;
     case 4:
     case 5: {
-        if (++d->depth > MAX_DEPTH) return fail(d, head, "malformed CBOR: nested deeper than %d", MAX_DEPTH);
-        if (!indefinite && arg > (uint64_t)(d->size - d->pos))
-            return fail(d, head, "truncated CBOR: the %s declares %llu items, %zd bytes are left",
-                        major == 5 ? "map" : "array", (unsigned long long)arg, d->size - d->pos);
+        if (enter_container(d, head, major == 5, indefinite, arg) < 0) return -1;
         Scope s = {.indefinite = indefinite, .count = arg, .n = 0};
         for (;;) {
             int more = scope_next(d, &s);
@@ -702,10 +715,6 @@ static int skim_key(Dec *d, const uint8_t **name, Py_ssize_t *len) {
     if (string_item(d, NOT_A_KEY, &major, &s, len) < 0) return -1;
     *name = major == 3 ? s : NULL;
     return 0;
-}
-
-static int is_key(const uint8_t *name, Py_ssize_t len, const char *want) {
-    return name != NULL && (Py_ssize_t)strlen(want) == len && memcmp(name, want, (size_t)len) == 0;
 }
 
 /* The next entry of a map being read: 1 with its key read (see skim_key),
@@ -866,8 +875,8 @@ static int read_documents(Dec *d, MapAnswer *a) {
 
 /* Whether a string item (UTF-8 text, or UTF-16LE bytes) is the ASCII ``want``. */
 static int string_is(int major, const uint8_t *s, Py_ssize_t n, const char *want) {
+    if (major == 3) return is_key(s, n, want);
     Py_ssize_t k = (Py_ssize_t)strlen(want);
-    if (major == 3) return n == k && memcmp(s, want, (size_t)k) == 0;
     if (n != 2 * k) return 0;
     for (Py_ssize_t i = 0; i < k; i++)
         if (s[2 * i] != (uint8_t)want[i] || s[2 * i + 1] != 0) return 0;
@@ -1001,7 +1010,7 @@ static int map_document(Dec *d, Py_ssize_t at, const MapAnswer *a, const MapDoc 
         }
         for (Py_ssize_t k = 0; k < owners; k++) {
             Py_ssize_t e = order[k], first = texts[e], n = fill[e] - first;
-            if (n > 32) continue; /* MAX_TEXT_NODES */
+            if (n > CLICKABLE_MAX_TEXT_NODES) continue;
             for (Py_ssize_t j = first; j < first + n; j++)
                 if (ints_push(pairs, backends[members[j]]) < 0 || ints_push(pairs, backends[e]) < 0)
                     goto done;
@@ -1074,12 +1083,9 @@ done:
 
 static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64_t count) {
     Out *o = &d->out;
-    if (++d->depth > MAX_DEPTH) return fail(d, head, "malformed CBOR: nested deeper than %d", MAX_DEPTH);
+    if (enter_container(d, head, is_map, indefinite, count) < 0) return -1;
     RESERVE(o, 1);
     o->data[o->len++] = is_map ? '{' : '[';
-    if (!indefinite && count > (uint64_t)(d->size - d->pos))
-        return fail(d, head, "truncated CBOR: the %s declares %llu items, %zd bytes are left",
-                    is_map ? "map" : "array", (unsigned long long)count, d->size - d->pos);
     int top = is_map && d->depth == 1;
     /* lean answer: which keys this map drops (see lean_drops) */
     int lean = 0;
@@ -1572,6 +1578,8 @@ static int exec_module(PyObject *module) {
     if (CBORError == NULL) return -1;
     if (PyModule_AddObjectRef(module, "CBORError", CBORError) < 0) return -1;
     if (PyModule_AddIntConstant(module, "ABI", CODEC_ABI) < 0) return -1;
+    if (PyModule_AddIntConstant(module, "CLICKABLE_MAX_TEXT_NODES", CLICKABLE_MAX_TEXT_NODES) < 0)
+        return -1;
     const char *const *const lists[2] = {CLICKABLE_DOCUMENT_KEYS, CLICKABLE_SECTION_KEYS};
     const char *const names[2] = {"CLICKABLE_DOCUMENT_KEYS", "CLICKABLE_SECTION_KEYS"};
     for (int i = 0; i < 2; i++) {

@@ -107,6 +107,7 @@ STRINGS = ["pointer", "HTML", "BODY", "#document", "DIV", "#text", "auto"]
 
 def test_a_pointer_area_and_its_text_nodes_up_to_the_limit() -> None:
     limit = _clickable.MAX_TEXT_NODES
+    assert limit == codec.CLICKABLE_MAX_TEXT_NODES  # the codec's copy of the limit
     for texts, mapped in ((limit, True), (limit + 1, False)):
         data = _message(3, {"documents": [_tree(8, texts)], "strings": STRINGS}, False)
         found = _codec_map(data, 3)
