@@ -189,16 +189,17 @@ class ClickableMaps:
         On the CBOR pipe the codec computes the map itself, unless an index
         is wanted (:meth:`want_index`), which needs the whole node arrays.
         """
-        lean = LeanClickableDecode if session in self._indexed else ClickableMapDecode
+        indexed = session in self._indexed
+        lean = LeanClickableDecode if indexed else ClickableMapDecode
         return (
             session,
             "DOMSnapshot.captureSnapshot",
             PARAMS,
-            lean(functools.partial(self._arrived, session)),
+            lean(functools.partial(self._arrived, session, indexed)),
         )
 
-    def _arrived(self, session: CDPSession, raw: msgspec.Raw) -> Mapping[int, int]:
-        if session in self._indexed and not _computed(raw):
+    def _arrived(self, session: CDPSession, indexed: bool, raw: msgspec.Raw) -> Mapping[int, int]:
+        if indexed:
             index = clickable_index(raw)
             found: Mapping[int, int] = index.found if index is not None else {}
             self._indexes[session] = index
