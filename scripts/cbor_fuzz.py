@@ -77,10 +77,19 @@ def rand_node() -> dict[str, Any]:
         "description",
         "ignoredReasons",
     ]
+    keys.append("value")
     node = {key: rand_value(2) for key in rng.sample(keys, rng.randrange(len(keys)))}
-    for key in ("role", "name"):
-        if key in node:
+    for key in ("role", "name", "value"):
+        if key in node and rng.random() < 0.8:  # else: a value of another shape
             node[key] = {"type": "x", "value": rand_value(3), "sources": [rand_value(3)]}
+    if "role" in node and rng.random() < 0.3:
+        node["role"] = {"type": "role", "value": rng.choice(["StaticText", "InlineTextBox"])}
+    if "properties" in node and rng.random() < 0.8:
+        names = ["focused", "checked", "editable", "url", "invalid", rand_value(3)]
+        node["properties"] = [
+            {"name": rng.choice(names), "value": {"type": "t", "value": rand_value(3)}}
+            for _ in range(rng.randrange(4))
+        ]
     return node
 
 

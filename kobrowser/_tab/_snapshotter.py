@@ -19,7 +19,7 @@ from .._clickable import ClickableMaps
 from .._concurrency import gather, unwrapping
 from .._snapshot import Element, Snapshot, number_snapshot
 from ..snapshot import build_tree, filter_tree
-from ..snapshot._ax import gc_paused
+from ..snapshot._ax import gc_paused, raw_name
 from ._clickwatch import ClickWatch
 from ._fetch import FetchCache, fetch_frames, resolve_scope
 from ._incremental import IncrementalBuilder, compare_numbered
@@ -214,7 +214,7 @@ class Snapshotter:
             mirror.after_frames(read_in_full, timeout=timeout)
         if mirror is not None:
             _after_same_frames(mirror, fetched, oopifs, same, timeout, start=not fresh)
-        raw_title = root_nodes[0].name.value if root_nodes and root_nodes[0].name else None
+        raw_title = raw_name(root_nodes[0]) if root_nodes else None
         title = " ".join(raw_title.split()) if isinstance(raw_title, str) else ""
 
         filtered = interactive or compact or depth is not None

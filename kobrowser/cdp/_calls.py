@@ -62,14 +62,18 @@ class _LeanDecode:
 
 class LeanAXDecode(_LeanDecode):
     """A :meth:`Connection.call_many` decoder of an ``Accessibility.getFullAXTree``
-    result that reads only the fields :mod:`kobrowser.snapshot`'s AX structs declare.
+    result that reads only what :mod:`kobrowser.snapshot`'s walk reads.
 
     Marks the call so that a transport that can (the CBOR pipe, see
-    ``to_json`` in ``_cbor.c``) hands it a lean result: each node without
-    the keys those structs skip anyway (``sources``, ``chromeRole``,
-    ``parentId`` ...), so there is less JSON to write and to skip. Decoded
-    with those structs, a lean result and a whole one are equal; on other
-    transports the decoder simply gets the whole result.
+    ``to_json`` in ``_cbor.c``) hands it a lean result, ``{"flatNodes":
+    [...]}``: each node without the keys the walk never reads
+    (``sources``, ``chromeRole``, ``parentId`` ...), its role, name and
+    value flat (the ``AXValue``'s ``value`` itself), only the properties the
+    walk reads (as ``[name, value]``), and a shown text piece without its
+    children; shown inline text boxes are left out. The snapshot's decode
+    (``decode_snapshot_nodes``) reads either form, and the walk builds the
+    same tree from both; on other transports the decoder simply gets the
+    whole result.
     """
 
     __slots__ = ()

@@ -20,16 +20,23 @@
  *       The same, but when the message's top-level "id" (read before its
  *       "result") is in the set ``lean``, the id is taken out of the set and
  *       the result is transcoded as a lean Accessibility.getFullAXTree
- *       answer: in each node map (result.nodes[i]) the keys no kobrowser
- *       decoder reads (LEAN_NODE_DROP) are left out, and so is "sources" in
- *       the maps directly inside a node (its role, name, value ...). A
- *       dropped value held in an envelope is stepped over without reading
- *       it (its length is still checked); the output is otherwise the same.
- *       Also left out: every node after the first (the root) that says
- *       "ignored": false and then has the role InlineTextBox (the role map's
- *       last key "value" with exactly that string). The snapshot never prints
- *       such a node nor anything below it. The rest of the node after its role
- *       is stepped over the same way.
+ *       answer for the snapshot walk (kobrowser/snapshot/_ax.py,
+ *       FlatAXNode): its "nodes" are written as "flatNodes", and in each node
+ *       map the keys the walk never reads (LEAN_NODE_DROP) are left out; its
+ *       role, name and value (AXValue maps) are written flat, as their
+ *       "value" alone (null when none); its properties as [name, value]
+ *       pairs (the value flat), only those named in LEAN_PROPERTIES (a
+ *       module attribute: the properties the walk reads). A dropped value
+ *       held in an envelope is stepped over without reading it (its length
+ *       is still checked). Also left out: every node after the first (the
+ *       root) that says "ignored": false and then has the role InlineTextBox
+ *       (the snapshot never prints such a node nor anything below it; the
+ *       rest of the node after its role is stepped over the same way), and
+ *       the "childIds" of a node that says "ignored": false and then has the
+ *       role StaticText (the walk never reads a text piece's children). A
+ *       role, name or value that is neither a map nor null, properties that
+ *       are not an array of maps each with a string "name" and a "value"
+ *       (and, for a property kept, a map or null) fail the call (CBORError naming the offset), as the decoder would refuse them.
  *
  *   to_json(buffer, lean, lean_clickable) -> bytes
  *       Also: when the top-level "id" is in the set ``lean_clickable``, it
@@ -137,6 +144,7 @@ typedef struct {
     int lean_kind;        /* 1: a lean AX tree, 2: a lean clickable map */
     int node_shown;       /* the lean AX node being read said "ignored": false */
     int drop_node;        /* ... and then its role was InlineTextBox: leave it out */
+    int text_node;        /* ... or StaticText: its "childIds" are left out */
     int may_drop;         /* the node being read is not the first of "nodes" */
 } Dec;
 
@@ -450,6 +458,11 @@ static int key(Dec *d, const uint8_t **text, Py_ssize_t *text_len) {
     return major == 3 ? put_text(d, head, s, *text_len) : put_utf16(d, head, s, *text_len);
 }
 
+/* The properties a lean getFullAXTree answer keeps: the ones the snapshot
+ * walk reads (kobrowser/snapshot/_states.py, read_props). */
+static const char *const LEAN_PROPERTIES[] = {"focused", "disabled", "checked", "pressed", "expanded",
+    "selected", "required", "readonly", "multiline", "editable", "focusable", NULL};
+
 /* Keys of a node map of a lean getFullAXTree answer that no decoder reads. */
 static const char *const LEAN_NODE_DROP[] = {"sources", "chromeRole", "parentId", "ignoredReasons",
                                              "frameId", "description", NULL};
@@ -537,23 +550,21 @@ static int lean_kind_of(Dec *d) {
     return 0;
 }
 
-/* Whether the JSON just written for a lean AX node's key ``name`` shows the
- * node can be left out whole: "ignored" is false (node_shown), then the role
- * (``{"type":"role","value":"InlineTextBox"}``, its "value" last) names an
- * InlineTextBox, which the snapshot never prints, nor anything below it
- * (kobrowser/snapshot/_roles.py). An ignored node's children are walked, so
- * it stays, whatever its role. */
+/* What the JSON just written for a lean AX node's key ``name`` tells: once
+ * "ignored" is false (node_shown), a role (flat: the JSON string) that names
+ * an InlineTextBox leaves the node out whole (after the root): the snapshot
+ * never prints it, nor anything below it; a role StaticText leaves out its
+ * "childIds": the walk never reads a text piece's children
+ * (kobrowser/snapshot/_roles.py and _tree.py). An ignored node's children are
+ * walked, so it stays whole, whatever its role. */
 static void note_node_key(Dec *d, const uint8_t *name, Py_ssize_t name_len, const char *json,
                           Py_ssize_t len) {
-    static const char inline_box[] = "\"value\":\"InlineTextBox\"}";
-    const Py_ssize_t n = (Py_ssize_t)(sizeof inline_box - 1);
-    if (name_len == 7 && memcmp(name, "ignored", 7) == 0)
+    if (is_key(name, name_len, "ignored")) {
         d->node_shown = len == 5 && memcmp(json, "false", 5) == 0;
-    else if (name_len == 4 && memcmp(name, "role", 4) == 0 && d->may_drop && d->node_shown &&
-             len > n &&
-             (json[len - n - 1] == ',' || json[len - n - 1] == '{') &&
-             memcmp(json + len - n, inline_box, (size_t)n) == 0)
-        d->drop_node = 1;
+    } else if (is_key(name, name_len, "role") && d->node_shown) {
+        if (d->may_drop && len == 15 && memcmp(json, "\"InlineTextBox\"", 15) == 0) d->drop_node = 1;
+        else if (len == 12 && memcmp(json, "\"StaticText\"", 12) == 0) d->text_node = 1;
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -614,7 +625,8 @@ typedef struct {
     uint64_t count, n;
 } Scope;
 
-static int open_scope(Dec *d, Scope *s, int major_wanted, const char *what) {
+/* Open a map (major 5) or an array (4) of the `answer`'s `what`. */
+static int open_scope_of(Dec *d, Scope *s, int major_wanted, const char *answer, const char *what) {
     s->enveloped = enter_envelope(d, &s->end);
     if (s->enveloped < 0) return -1;
     if (s->enveloped) { /* the item may not read past its envelope */
@@ -627,13 +639,17 @@ static int open_scope(Dec *d, Scope *s, int major_wanted, const char *what) {
     int r = read_head(d, &major, &arg);
     if (r < 0) return -1;
     if (major != major_wanted)
-        return fail(d, head, "unexpected captureSnapshot answer: %s is not a%s", what,
+        return fail(d, head, "unexpected %s answer: %s is not a%s", answer, what,
                     major_wanted == 5 ? " map" : "n array");
     if (enter_container(d, head, major == 5, r == 1, arg) < 0) return -1;
     s->indefinite = r == 1;
     s->count = arg;
     s->n = 0;
     return 0;
+}
+
+static int open_scope(Dec *d, Scope *s, int major_wanted, const char *what) {
+    return open_scope_of(d, s, major_wanted, "captureSnapshot", what);
 }
 
 /* 1: another entry follows, 0: the end (consumed), -1: error. */
@@ -1081,6 +1097,99 @@ done:
     return rc;
 }
 
+/* ------------------------------------------------------------------ */
+/* a lean getFullAXTree answer's flat values                           */
+
+#define AX_ANSWER "getFullAXTree"
+
+/* A lean AX node's role, name or value (an AXValue map), written flat: the
+ * JSON of its "value" (the last, as a JSON decoder would take it), null
+ * when it has none; its other keys ("type", "sources" ...) are stepped over. */
+static int put_flat_value(Dec *d, const char *what) {
+    Out *o = &d->out;
+    if (d->pos < d->size && d->buf[d->pos] == 0xf6) { /* null, which the decoder takes as none */
+        d->pos++;
+        return put_raw(o, "null", 4);
+    }
+    Scope s;
+    if (open_scope_of(d, &s, 5, AX_ANSWER, what) < 0) return -1;
+    Py_ssize_t mark = o->len;
+    int have = 0, more;
+    const uint8_t *name;
+    Py_ssize_t len;
+    while ((more = next_key(d, &s, &name, &len)) > 0) {
+        if (is_key(name, len, "value")) {
+            o->len = mark; /* a second "value": the last counts */
+            if (item(d) < 0) return -1;
+            have = 1;
+        } else if (skip_item(d) < 0) {
+            return -1;
+        }
+    }
+    if (more < 0 || close_scope(d, &s) < 0) return -1;
+    return have ? 0 : put_raw(o, "null", 4);
+}
+
+/* One AXProperty map of a lean node, written flat as [name, value] (the
+ * value as put_flat_value writes it) when its name is in LEAN_PROPERTIES;
+ * *kept says whether it was written. A property without a name or a value
+ * fails, as the decoder would refuse it. */
+static int put_flat_property(Dec *d, int *kept) {
+    Out *o = &d->out;
+    Scope s;
+    Py_ssize_t at = d->pos;
+    if (open_scope_of(d, &s, 5, AX_ANSWER, "a node's property") < 0) return -1;
+    Py_ssize_t name_at = -1, value_at = -1;
+    int more;
+    const uint8_t *name;
+    Py_ssize_t len;
+    while ((more = next_key(d, &s, &name, &len)) > 0) {
+        if (is_key(name, len, "name")) name_at = d->pos;
+        else if (is_key(name, len, "value")) value_at = d->pos;
+        if (skip_item(d) < 0) return -1;
+    }
+    if (more < 0) return -1;
+    if (name_at < 0 || value_at < 0)
+        return fail(d, at, "unexpected " AX_ANSWER " answer: a property without a %s",
+                    name_at < 0 ? "name" : "value");
+    Py_ssize_t end = d->pos;
+    d->pos = name_at;
+    int major;
+    const uint8_t *text;
+    if (string_item(d, "unexpected " AX_ANSWER " answer: a property name that is not a string",
+                    &major, &text, &len) < 0)
+        return -1;
+    *kept = major == 3 && listed(LEAN_PROPERTIES, text, len);
+    if (*kept) {
+        d->pos = name_at;
+        if (put_raw(o, "[", 1) < 0 || item(d) < 0 || put_raw(o, ",", 1) < 0) return -1;
+        d->pos = value_at;
+        if (put_flat_value(d, "a property's value") < 0 || put_raw(o, "]", 1) < 0) return -1;
+    }
+    d->pos = end;
+    return close_scope(d, &s);
+}
+
+/* A lean node's properties (an array of AXProperty maps), written flat:
+ * [[name, value], ...], only those put_flat_property keeps. */
+static int put_flat_properties(Dec *d) {
+    Out *o = &d->out;
+    Scope s;
+    if (open_scope_of(d, &s, 4, AX_ANSWER, "a node's properties") < 0) return -1;
+    if (put_raw(o, "[", 1) < 0) return -1;
+    int written = 0, more;
+    while ((more = scope_next(d, &s)) > 0) {
+        Py_ssize_t mark = o->len;
+        int kept = 0;
+        if (written && put_raw(o, ",", 1) < 0) return -1;
+        if (put_flat_property(d, &kept) < 0) return -1;
+        if (kept) written++;
+        else o->len = mark;
+    }
+    if (more < 0 || close_scope(d, &s) < 0) return -1;
+    return put_raw(o, "]", 1);
+}
+
 static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64_t count) {
     Out *o = &d->out;
     if (enter_container(d, head, is_map, indefinite, count) < 0) return -1;
@@ -1093,7 +1202,9 @@ static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64
         if (d->depth == d->lean_depth + 2) lean = d->lean_kind == 1 ? 1 : 3;
         else if (d->depth == d->lean_depth + 3) lean = d->lean_kind == 1 ? 2 : 4;
     }
-    if (lean == 1) d->node_shown = d->drop_node = 0;
+    if (lean == 1) d->node_shown = d->drop_node = d->text_node = 0;
+    /* a lean AX tree's result map: its "nodes" are written as "flatNodes" */
+    int result_map = is_map && d->lean_depth && d->lean_kind == 1 && d->depth == d->lean_depth;
     /* a lean AX tree's "nodes" array: nodes after the first (the root) that
      * note_node_key finds are left out, and the rest of them goes unread */
     int nodes_array = !is_map && d->lean_depth && d->lean_kind == 1 && d->depth == d->lean_depth + 1;
@@ -1117,15 +1228,35 @@ static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64
         const uint8_t *name = NULL;
         Py_ssize_t name_len = 0;
         if (is_map) {
+            Py_ssize_t key_at = o->len;
             if (key(d, &name, &name_len) < 0) return -1;
+            if (result_map && is_key(name, name_len, "nodes")) {
+                o->len = key_at;
+                if (put_raw(o, "\"flatNodes\"", 11) < 0) return -1;
+            }
             RESERVE(o, 1);
             o->data[o->len++] = ':';
-            if (lean && ((lean == 1 && d->drop_node) || (name != NULL && lean_drops(lean, name, name_len)))) {
+            if (lean &&
+                ((lean == 1 && (d->drop_node || (d->text_node && is_key(name, name_len, "childIds")))) ||
+                 (name != NULL && lean_drops(lean, name, name_len)))) {
                 int skipped = skip_enveloped(d);
                 if (skipped < 0 || (skipped == 0 && item(d) < 0)) return -1;
                 o->len = mark; /* the entry never happened */
                 written--;
                 continue;
+            }
+            if (lean == 1 && name != NULL) {
+                /* role, name and value written flat; properties too, those the walk reads */
+                int flat = is_key(name, name_len, "role") || is_key(name, name_len, "name") ||
+                           is_key(name, name_len, "value");
+                if (flat || is_key(name, name_len, "properties")) {
+                    Py_ssize_t value_at = o->len;
+                    if ((flat ? put_flat_value(d, "a node's role, name or value")
+                              : put_flat_properties(d)) < 0)
+                        return -1;
+                    note_node_key(d, name, name_len, o->data + value_at, o->len - value_at);
+                    continue;
+                }
             }
             if (top && name != NULL && name_len == 6 && memcmp(name, "result", 6) == 0 &&
                 d->have_id) {
@@ -1539,7 +1670,7 @@ static PyMethodDef methods[] = {
  * lean_clickable) and the CLICKABLE_*_KEYS attributes. 4: a lean AX answer
  * leaves out its InlineTextBox nodes. 5: to_json(data, lean, lean_clickable,
  * clickable_map). */
-#define CODEC_ABI 5
+#define CODEC_ABI 6
 
 static int exec_module(PyObject *module) {
     init_tables();
@@ -1580,9 +1711,9 @@ static int exec_module(PyObject *module) {
     if (PyModule_AddIntConstant(module, "ABI", CODEC_ABI) < 0) return -1;
     if (PyModule_AddIntConstant(module, "CLICKABLE_MAX_TEXT_NODES", CLICKABLE_MAX_TEXT_NODES) < 0)
         return -1;
-    const char *const *const lists[2] = {CLICKABLE_DOCUMENT_KEYS, CLICKABLE_SECTION_KEYS};
-    const char *const names[2] = {"CLICKABLE_DOCUMENT_KEYS", "CLICKABLE_SECTION_KEYS"};
-    for (int i = 0; i < 2; i++) {
+    const char *const *const lists[3] = {CLICKABLE_DOCUMENT_KEYS, CLICKABLE_SECTION_KEYS, LEAN_PROPERTIES};
+    const char *const names[3] = {"CLICKABLE_DOCUMENT_KEYS", "CLICKABLE_SECTION_KEYS", "LEAN_PROPERTIES"};
+    for (int i = 0; i < 3; i++) {
         PyObject *keys = PyList_New(0);
         if (keys == NULL) return -1;
         for (const char *const *k = lists[i]; *k != NULL; k++) {

@@ -56,7 +56,7 @@ _F_SETPIPE_SZ = 1031  # Linux: let each pipe hold a MiB, so a big reply takes fe
 _MALFORMED = -32700  # JSON-RPC "parse error", the code a malformed reply fails its call with
 
 
-_CODEC_ABI = 5
+_CODEC_ABI = 6
 """The ``ABI`` the native codec must report (``CODEC_ABI`` in ``_cbor.c``)."""
 _stale_logged = False
 

@@ -26,10 +26,14 @@ __all__ = [
     "AXProperty",
     "AXTree",
     "AXValue",
+    "FlatAXNode",
+    "FlatAXProperty",
     "counted_nodes",
     "decode_ax_tree",
     "decode_snapshot_nodes",
     "gc_paused",
+    "raw_name",
+    "raw_role",
 ]
 
 
@@ -138,8 +142,39 @@ class _WalkAXNode(AXNode, gc=False):
     childIds: tuple[str, ...] = ()  # type: ignore[assignment]
 
 
+class FlatAXProperty(msgspec.Struct, gc=False, array_like=True):
+    """A property of a :class:`FlatAXNode`: ``[name, value]``, the value unwrapped."""
+
+    name: str
+    value: Any
+
+
+class FlatAXNode(msgspec.Struct, gc=False):
+    """A node of a lean answer on the CBOR pipe (``flatNodes``), for the walk only.
+
+    The codec writes ``role``, ``name`` and ``value`` flat: each is the
+    ``value`` of Chrome's ``AXValue`` itself (None when Chrome sent none),
+    not a struct holding it; ``properties`` holds only those the walk reads
+    (``LEAN_PROPERTIES`` in ``kobrowser/cdp/_cbor.c``), each as a
+    :class:`FlatAXProperty`; and a shown ``StaticText`` comes without its
+    ``childIds`` (the walk never reads them). Four to six objects fewer per
+    node than :class:`_WalkAXNode`, to decode and to free. The walk reads
+    both kinds: a node is flat when its class is this one.
+    """
+
+    nodeId: str
+    ignored: bool = False
+    role: Any = None
+    name: Any = None
+    value: Any = None
+    properties: tuple[FlatAXProperty, ...] = ()
+    childIds: tuple[str, ...] = ()
+    backendDOMNodeId: int | None = None
+
+
 class _WalkAXTree(msgspec.Struct, gc=False):
-    nodes: list[_WalkAXNode]
+    nodes: list[_WalkAXNode] | None = None
+    flatNodes: list[FlatAXNode] | None = None
 
 
 _WALK_DECODER: msgspec.json.Decoder[_WalkAXTree] = msgspec.json.Decoder(_WalkAXTree)
@@ -151,15 +186,35 @@ def decode_snapshot_nodes(data: bytes | bytearray | memoryview | str) -> list[AX
     Like ``decode_ax_tree(data).nodes``, with the garbage collector paused,
     but each node's ``properties`` and ``childIds`` are tuples and its
     values have no ``type`` (see ``_WalkAXNode``): read them, never change
-    them. Not for the AX mirror or anything that compares nodes with other
-    decoded nodes.
+    them. A lean answer of the CBOR pipe (``{"flatNodes": [...]}``) gives
+    :class:`FlatAXNode` nodes instead. Not for the AX mirror or anything that
+    compares nodes with other decoded nodes.
 
     Raises:
-        msgspec.ValidationError: The JSON does not have the expected shape.
+        msgspec.ValidationError: The JSON does not have the expected shape
+            (also: neither ``nodes`` nor ``flatNodes``).
         msgspec.DecodeError: The data is not JSON.
     """
     with gc_paused():
-        return cast("list[AXNode]", _WALK_DECODER.decode(data).nodes)
+        tree = _WALK_DECODER.decode(data)
+    nodes = tree.flatNodes if tree.flatNodes is not None else tree.nodes
+    if nodes is None:
+        raise msgspec.ValidationError("Object missing required field `nodes`")
+    return cast("list[AXNode]", nodes)
+
+
+def raw_role(node: AXNode | FlatAXNode) -> Any:
+    """The role ``value`` Chrome sent for ``node`` (flat or not), None when none."""
+    if isinstance(node, FlatAXNode) or node.role is None:
+        return node.role
+    return node.role.value
+
+
+def raw_name(node: AXNode | FlatAXNode) -> Any:
+    """The name ``value`` Chrome sent for ``node`` (flat or not), None when none."""
+    if isinstance(node, FlatAXNode) or node.name is None:
+        return node.name
+    return node.name.value
 
 
 def counted_nodes(nodes: Sequence[AXNode]) -> int:
@@ -172,7 +227,6 @@ def counted_nodes(nodes: Sequence[AXNode]) -> int:
     boxes = 0
     for at in range(1, len(nodes)):
         node = nodes[at]
-        role = node.role
-        if role is not None and not node.ignored and role.value == "InlineTextBox":
+        if not node.ignored and raw_role(node) == "InlineTextBox":
             boxes += 1
     return len(nodes) - boxes

@@ -29,7 +29,7 @@
 
 #include <string.h>
 
-#define CWALK_ABI 2
+#define CWALK_ABI 3
 
 /* Kinds (_roles); configure() checks that the Python values match. */
 enum { SKIP = 0, BREAK = 1, TEXT = 2, TRANSPARENT = 3, NAMED = 4, STRUCTURE = 5, INTERACTIVE = 6, IFRAME = 7 };
@@ -53,6 +53,7 @@ static const char *const OUT_FIELDS[O_FIELDS] = {"role", "name", "value", "state
 typedef struct {
     PyTypeObject *type; /* owned */
     Py_ssize_t off[N_FIELDS];
+    int flat; /* a flat node or property (_ax.FlatAXNode): values held as they are, no AXValue */
 } Layout;
 
 typedef struct {
@@ -125,14 +126,19 @@ static int layout_init(Layout *l, PyObject *type, const char *const *names, int 
     return 0;
 }
 
-static int layouts_init(Layouts *ls, PyObject *types, const char *const *names, int n) {
-    if (!PyTuple_Check(types) || PyTuple_GET_SIZE(types) < 1 || PyTuple_GET_SIZE(types) > MAX_TYPES) {
-        PyErr_SetString(PyExc_TypeError, "configure() needs a tuple of 1 to 4 struct types");
+/* `flat`: the tuple of the types whose values are flat (see Layout). */
+static int layouts_init(Layouts *ls, PyObject *types, PyObject *flat, const char *const *names, int n) {
+    if (!PyTuple_Check(types) || PyTuple_GET_SIZE(types) < 1 || PyTuple_GET_SIZE(types) > MAX_TYPES ||
+        !PyTuple_Check(flat)) {
+        PyErr_SetString(PyExc_TypeError, "configure() needs tuples of 1 to 4 struct types");
         return -1;
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(types); i++) {
-        if (layout_init(&ls->layouts[ls->count], PyTuple_GET_ITEM(types, i), names, n) < 0) return -1;
+        Layout *l = &ls->layouts[ls->count];
+        if (layout_init(l, PyTuple_GET_ITEM(types, i), names, n) < 0) return -1;
         ls->count++;
+        l->flat = PySequence_Contains(flat, PyTuple_GET_ITEM(types, i));
+        if (l->flat < 0) return -1;
     }
     return 0;
 }
@@ -219,10 +225,13 @@ static PyObject *configure(PyObject *self, PyObject *args, PyObject *kw) {
         get_long(kw, "EDITABLE", &C.editable_flag) < 0 || get_long(kw, "FOCUSABLE", &C.focusable_flag) < 0)
         goto fail;
     /* Struct layouts. */
-    PyObject *t;
-    if ((t = kwarg(kw, "node_types")) == NULL || layouts_init(&C.nodes, t, NODE_FIELDS, N_FIELDS) < 0) goto fail;
-    if ((t = kwarg(kw, "value_types")) == NULL || layouts_init(&C.values, t, VALUE_FIELDS, 1) < 0) goto fail;
-    if ((t = kwarg(kw, "property_types")) == NULL || layouts_init(&C.props, t, PROP_FIELDS, P_FIELDS) < 0)
+    PyObject *t, *flat;
+    if ((flat = kwarg(kw, "flat_types")) == NULL) goto fail;
+    if ((t = kwarg(kw, "node_types")) == NULL || layouts_init(&C.nodes, t, flat, NODE_FIELDS, N_FIELDS) < 0)
+        goto fail;
+    if ((t = kwarg(kw, "value_types")) == NULL || layouts_init(&C.values, t, flat, VALUE_FIELDS, 1) < 0)
+        goto fail;
+    if ((t = kwarg(kw, "property_types")) == NULL || layouts_init(&C.props, t, flat, PROP_FIELDS, P_FIELDS) < 0)
         goto fail;
     if (layout_init(&C.out, C.node_type, OUT_FIELDS, O_FIELDS) < 0) goto fail;
     /* py: _states._PROP_BITS, read by read_props: (name, value) -> bit. */
@@ -518,6 +527,10 @@ static inline PyObject *value_of(PyObject *v) {
     return l ? FIELD(v, l->off[0]) : NULL;
 }
 
+/* What a node's or property's value field `v` holds: `v` itself when flat
+ * (py: `v if flat else v.value`); borrowed, NULL as value_of. */
+static inline PyObject *unwrap(int flat, PyObject *v) { return flat ? v : value_of(v); }
+
 /* _states.read_props: state bits and flags of a node's properties. */
 static int read_props(Walk *w, PyObject *props, long *bits, long *flags) {
     int is_list = PyList_CheckExact(props);
@@ -534,7 +547,7 @@ static int read_props(Walk *w, PyObject *props, long *bits, long *flags) {
         if (state < 0) return -1;
         if (state) {
             /* py: v = prop.value.value; if v.__class__ is bool or str: bits |= _PROP_BITS.get((pname, v), 0) */
-            PyObject *v = value_of(pvalue);
+            PyObject *v = unwrap(l->flat, pvalue);
             if (v == NULL) return bail(w);
             if (!PyBool_Check(v) && !PyUnicode_CheckExact(v)) continue;
             for (int k = 0; k < C.nrules; k++) {
@@ -551,7 +564,7 @@ static int read_props(Walk *w, PyObject *props, long *bits, long *flags) {
             *flags |= C.editable_flag; /* py: elif pname == "editable": */
         } else if (PyUnicode_Compare(pname, C.s_focusable) == 0) {
             /* py: elif pname == "focusable" and prop.value.value is True: */
-            PyObject *v = value_of(pvalue);
+            PyObject *v = unwrap(l->flat, pvalue);
             if (v == NULL) return bail(w);
             if (v == Py_True) *flags |= C.focusable_flag;
         }
@@ -757,7 +770,7 @@ static int visit(Walk *w, PyObject *ax, PyObject *parent, Py_ssize_t ci) {
      *     role, kind = info if info is not None else role_info(raw if raw.__class__ is str else "") */
     PyObject *role_v = FIELD(ax, o[N_ROLE]);
     PyObject *raw = C.s_empty;
-    if (role_v != Py_None && (raw = value_of(role_v)) == NULL) return bail(w);
+    if (role_v != Py_None && (raw = unwrap(l->flat, role_v)) == NULL) return bail(w);
     PyObject *info = NULL;
     if (PyUnicode_CheckExact(raw)) {
         info = PyDict_GetItemWithError(C.role_cache, raw);
@@ -790,7 +803,7 @@ static int visit(Walk *w, PyObject *ax, PyObject *parent, Py_ssize_t ci) {
         if (c.in_field) goto done;
         PyObject *name_v = FIELD(ax, o[N_NAME]);
         if (name_v == Py_None) goto done;
-        PyObject *text = value_of(name_v);
+        PyObject *text = unwrap(l->flat, name_v);
         if (text == NULL) {
             rc = bail(w);
             goto done;
@@ -860,7 +873,7 @@ static int visit(Walk *w, PyObject *ax, PyObject *parent, Py_ssize_t ci) {
     if (kind == TRANSPARENT || FIELD(ax, o[N_NAME]) == Py_None) {
         name = Py_NewRef(C.s_empty);
     } else {
-        PyObject *nv = value_of(FIELD(ax, o[N_NAME]));
+        PyObject *nv = unwrap(l->flat, FIELD(ax, o[N_NAME]));
         if (nv == NULL) {
             rc = bail(w);
             goto done;
@@ -964,7 +977,7 @@ static int visit(Walk *w, PyObject *ax, PyObject *parent, Py_ssize_t ci) {
     value = Py_NewRef(Py_None);
     PyObject *value_v = FIELD(ax, o[N_VALUE]);
     if (value_v != Py_None) {
-        PyObject *vv = value_of(value_v);
+        PyObject *vv = unwrap(l->flat, value_v);
         if (vv == NULL) {
             rc = bail(w);
             goto done;

@@ -63,7 +63,7 @@ __all__ = ["CWALK_ABI", "CBuild", "CNumber", "load_cwalk", "loaded_number"]
 
 _log = logging.getLogger("kobrowser.snapshot")
 
-CWALK_ABI: Final = 2
+CWALK_ABI: Final = 3
 """The ``ABI`` the extension must report (``CWALK_ABI`` in ``_cwalk.c``)."""
 
 CBuild = Callable[["FrameAX", "Mapping[str, _ax.AXNode] | None", bool], "list[Node] | None"]
@@ -132,9 +132,10 @@ def load_cwalk(marker_match: Callable[[str], object]) -> CBuild | None:
             FOCUSABLE_BIT=_states.FOCUSABLE_BIT,
             EDITABLE=_states.EDITABLE,
             FOCUSABLE=_states.FOCUSABLE,
-            node_types=(_ax.AXNode, _ax._WalkAXNode),
+            node_types=(_ax.AXNode, _ax._WalkAXNode, _ax.FlatAXNode),
             value_types=(_ax.AXValue, _ax._WalkAXValue),
-            property_types=(_ax.AXProperty, _ax._WalkAXProperty),
+            property_types=(_ax.AXProperty, _ax._WalkAXProperty, _ax.FlatAXProperty),
+            flat_types=(_ax.FlatAXNode, _ax.FlatAXProperty),
         )
     except (TypeError, ValueError) as exc:
         _log.debug("kobrowser.snapshot._cwalk does not fit this code (%s): Python walk", exc)

@@ -22,15 +22,17 @@ directly (falling back to :func:`states_of` on a miss).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
-from ._ax import AXProperty
+from ._ax import AXProperty, FlatAXProperty
 
 __all__ = [
     "CLICKABLE_BIT",
     "EDITABLE",
     "FOCUSABLE",
     "FOCUSABLE_BIT",
+    "READ_PROPERTIES",
     "STATES_BY_BITS",
     "STATE_ORDER",
     "read_props",
@@ -82,6 +84,9 @@ _PROP_BITS: Final[dict[tuple[str, Any], int]] = {
     ("multiline", True): _BIT["multiline"],
 }
 _STATE_PROPS: Final = frozenset(name for name, _ in _PROP_BITS)
+READ_PROPERTIES: Final = frozenset({*_STATE_PROPS, "editable", "focusable"})
+"""Every property :func:`read_props` reads (the CBOR codec's lean answer keeps
+only these: ``LEAN_PROPERTIES`` in kobrowser/cdp/_cbor.c, held equal by a test)."""
 
 STATES_BY_BITS: dict[int, tuple[str, ...]] = {0: ()}
 """State bits -> states in grammar order (a cache, filled by :func:`states_of`)."""
@@ -96,18 +101,24 @@ def states_of(bits: int) -> tuple[str, ...]:
     return states
 
 
-def read_props(props: list[AXProperty]) -> tuple[int, int]:
-    """State bits, and flags: :data:`EDITABLE`, :data:`FOCUSABLE`."""
+def read_props(
+    props: Sequence[AXProperty] | Sequence[FlatAXProperty], flat: bool = False
+) -> tuple[int, int]:
+    """State bits, and flags: :data:`EDITABLE`, :data:`FOCUSABLE`.
+
+    ``flat``: the properties of a flat node (``FlatAXNode``), whose values
+    are the values themselves, not AXValues.
+    """
     bits = 0
     flags = 0
     for prop in props:
         pname = prop.name
         if pname in _STATE_PROPS:
-            v = prop.value.value
+            v = prop.value if flat else prop.value.value
             if v.__class__ is bool or v.__class__ is str:
                 bits |= _PROP_BITS.get((pname, v), 0)
         elif pname == "editable":
             flags |= EDITABLE
-        elif pname == "focusable" and prop.value.value is True:
+        elif pname == "focusable" and (prop.value if flat else prop.value.value) is True:
             flags |= FOCUSABLE
     return bits, flags

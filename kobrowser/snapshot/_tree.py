@@ -66,7 +66,7 @@ from typing import Any, Final
 
 import msgspec
 
-from ._ax import AXNode, gc_paused
+from ._ax import AXNode, FlatAXNode, gc_paused, raw_role
 from ._labels import LABEL_END, LABEL_START, resolve_labels
 from ._memo import BuildMemo
 from ._native import load_cwalk
@@ -243,7 +243,7 @@ def _embeds_frames(nodes: list[AXNode]) -> bool:
     it answers False for has nothing for the walk to inline.
     """
     for node in nodes:
-        raw = node.role.value if node.role is not None else None
+        raw = raw_role(node)
         if raw.__class__ is str and role_info(raw)[1] == IFRAME:
             return True
     return False
@@ -330,15 +330,17 @@ def _build(
                 acts += entry[2]
                 reused += 1
                 continue
-        role_v = ax.role
-        raw = role_v.value if role_v is not None else ""
+        # A flat node (FlatAXNode) holds the values themselves, not AXValues.
+        flat = ax.__class__ is FlatAXNode
+        role_v: Any = ax.role
+        raw = (role_v if flat else role_v.value) if role_v is not None else ""
         info = roles.get(raw) if raw.__class__ is str else None
         role, kind = info if info is not None else role_info(raw if raw.__class__ is str else "")
         if kind == TEXT:
             if out is not None and not in_field:
-                name_v = ax.name
+                name_v: Any = ax.name
                 if name_v is not None:
-                    text = name_v.value
+                    text = name_v if flat else name_v.value
                     if text.__class__ is str and text:
                         backend = ax.backendDOMNodeId
                         if backend is None and parent.ignored and _MARKER.fullmatch(text):
@@ -366,12 +368,15 @@ def _build(
             if name_v is None:
                 name = ""
             else:
-                name = name_v.value
+                name = name_v if flat else name_v.value
                 if name.__class__ is not str:
                     name = value_to_text(name)
                 if name:
                     name = " ".join(name.split())
-        bits, flags = read_props(ax.properties) if ax.properties else (0, 0)
+        if not ax.properties:
+            bits = flags = 0
+        else:
+            bits, flags = read_props(ax.properties, flat)
         only_candidate = False
         promote = 0
         if kind == TRANSPARENT or (kind == NAMED and not name):
@@ -423,9 +428,9 @@ def _build(
                 push_children(stack, ax, child_ctx, fs[1])
             continue
         value: str | None = None
-        value_v = ax.value
+        value_v: Any = ax.value
         if value_v is not None:
-            value = " ".join(value_to_text(value_v.value).split())
+            value = " ".join(value_to_text(value_v if flat else value_v.value).split())
             if not value or value == name or is_password_value(value):
                 value = None
         states = states_by_bits.get(bits | promote)

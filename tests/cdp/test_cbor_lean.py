@@ -1,8 +1,11 @@
 """Lean transcoding of getFullAXTree answers (``to_json(data, lean)``, LeanAXDecode).
 
-A lean answer leaves out the node keys kobrowser's AX structs never read;
-decoded with ``AX_TREE_DECODER`` it must equal the whole answer, whatever
-else the nodes hold (hypothesis-generated AX-shaped nodes, Chrome's UTF-16
+A lean answer is ``{"flatNodes": [...]}``: each node without the keys the
+walk never reads, its role, name and value flat (the AXValue's ``value``),
+only the properties the walk reads, as ``[name, value]``, and a shown text
+piece without its children. Decoded by the walk's decoder, it must equal the
+whole answer's nodes as ``tests/_flat_ax.py`` flattens them, whatever else
+the nodes hold (hypothesis-generated AX-shaped nodes, Chrome's UTF-16
 strings included).
 """
 
@@ -13,11 +16,13 @@ from typing import Any
 import msgspec
 import pytest
 from _examples import examples
+from _flat_ax import flatten
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kobrowser.cdp import cbor_codec
-from kobrowser.snapshot import AX_TREE_DECODER
+from kobrowser.snapshot._ax import FlatAXNode, decode_snapshot_nodes
+from kobrowser.snapshot._states import READ_PROPERTIES
 
 from ._cbor_ref import chrome_encode
 
@@ -51,13 +56,16 @@ ax_node = st.fixed_dictionaries(
     optional={
         "ignored": st.booleans(),
         "ignoredReasons": st.lists(st.fixed_dictionaries({"name": text, "value": ax_value})),
-        "role": ax_value,
+        "role": ax_value | st.none(),
         "chromeRole": ax_value,
-        "name": ax_value,
+        "name": ax_value | st.none(),
         "description": ax_value,
-        "value": ax_value,
+        "value": ax_value | st.none(),
         "properties": st.lists(
-            st.fixed_dictionaries({"name": text, "value": ax_value}), max_size=3
+            st.fixed_dictionaries(
+                {"name": text | st.sampled_from(sorted(READ_PROPERTIES)), "value": ax_value}
+            ),
+            max_size=3,
         ),
         "parentId": st.integers(1, 10**6).map(str),
         "childIds": st.lists(st.integers(1, 10**6).map(str), max_size=4),
@@ -72,26 +80,56 @@ def _message(call_id: int, nodes: list[dict[str, Any]], utf16: bool = True) -> b
     return chrome_encode(reply, utf16=utf16)
 
 
+def _shown_text(node: dict[str, Any]) -> bool:
+    """Whether the codec leaves out the node's children: it says "ignored":
+    false, then (after it) its role's value is "StaticText"."""
+    keys = list(node)
+    return (
+        node.get("ignored") is False
+        and "role" in keys
+        and keys.index("ignored") < keys.index("role")
+        and (node["role"] or {}).get("value") == "StaticText"
+    )
+
+
+def _expected(data: bytes, nodes: list[dict[str, Any]]) -> list[FlatAXNode]:
+    """The nodes of the whole answer (as transcoded), less those a lean one
+    leaves out, flattened as the lean answer should give them."""
+    whole = msgspec.json.decode(codec.to_json(data))["result"]["nodes"]
+    pairs = [
+        (node, sent)
+        for i, (node, sent) in enumerate(zip(whole, nodes, strict=True))
+        if not _left_out(i, sent)
+    ]
+    decoded = decode_snapshot_nodes(msgspec.json.encode({"nodes": [node for node, _ in pairs]}))
+    return [
+        flatten(node, text_children=not _shown_text(sent))
+        for node, (_, sent) in zip(decoded, pairs, strict=True)
+    ]
+
+
+def _lean_nodes(lean: bytes) -> list[Any]:
+    result = msgspec.json.decode(lean)["result"]
+    assert list(result) == ["flatNodes"]
+    nodes = decode_snapshot_nodes(msgspec.json.encode(result))
+    assert all(node.__class__ is FlatAXNode for node in nodes)
+    return nodes
+
+
 @settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(ax_node, max_size=6), st.booleans())
 def test_a_lean_answer_decodes_to_the_same_ax_tree(
     nodes: list[dict[str, Any]], utf16: bool
 ) -> None:
     data = _message(5, nodes, utf16)
-    whole = msgspec.json.decode(codec.to_json(data))
     lean_ids = {5, 6}
     lean = msgspec.json.decode(codec.to_json(data, lean_ids))  # valid JSON, whatever was left out
     assert lean_ids == {6}  # the answered id is taken out
     assert lean["id"] == 5 and lean["sessionId"] == "S1"
-    for node in lean["result"]["nodes"]:
+    for node in lean["result"]["flatNodes"]:
         assert not set(node) & set(DROPPED)
-        for field in ("role", "name", "value"):
-            if isinstance(node.get(field), dict):
-                assert "sources" not in node[field]
-    as_tree = AX_TREE_DECODER.decode
-    assert as_tree(msgspec.json.encode(lean["result"])) == as_tree(
-        msgspec.json.encode(whole["result"])
-    )
+        assert all(name in READ_PROPERTIES for name, _ in node.get("properties", ()))
+    assert _lean_nodes(codec.to_json(data, {5})) == _expected(data, nodes)
 
 
 def test_lean_leaves_out_only_the_nodes_unread_keys() -> None:
@@ -101,17 +139,37 @@ def test_lean_leaves_out_only_the_nodes_unread_keys() -> None:
         "role": {"type": "role", "value": "button"},
         "chromeRole": {"type": "internalRole", "value": 9},
         "name": {"type": "computedString", "value": "Go", "sources": [{"type": "contents"}]},
-        "properties": [{"name": "focusable", "value": {"type": "boolean", "value": True}}],
+        "properties": [
+            {"name": "invalid", "value": {"type": "token", "value": "false"}},
+            {"name": "focusable", "value": {"type": "boolean", "value": True}},
+            {"name": "url", "value": {"type": "string", "value": "http://x/"}},
+            {"value": {"type": "tristate", "value": "mixed"}, "name": "checked"},
+            {"name": "level", "value": {"type": "integer", "value": 2}},
+        ],
         "parentId": "0",
         "childIds": ["2"],
         "backendDOMNodeId": 12,
     }
-    data = _message(3, [node, {"parentId": "1", "nodeId": "2"}])
+    text = {
+        "nodeId": "2",
+        "ignored": False,
+        "role": {"type": "internalRole", "value": "StaticText"},
+        "name": {"type": "computedString"},
+        "value": {"type": "string", "value": 5, "relatedNodes": [1]},
+        "description": None,
+        "properties": [],
+        "childIds": ["-3"],
+    }
+    other = {"parentId": "1", "nodeId": "4", "role": None, "childIds": ["5"]}
+    data = _message(3, [node, text, other])
     assert codec.to_json(data, {3}) == (
-        b'{"id":3,"result":{"nodes":[{"nodeId":"1","ignored":false,'
-        b'"role":{"type":"role","value":"button"},"name":{"type":"computedString","value":"Go"},'
-        b'"properties":[{"name":"focusable","value":{"type":"boolean","value":true}}],'
-        b'"childIds":["2"],"backendDOMNodeId":12},{"nodeId":"2"}]},"sessionId":"S1"}'
+        b'{"id":3,"result":{"flatNodes":[{"nodeId":"1","ignored":false,'
+        b'"role":"button","name":"Go",'
+        b'"properties":[["focusable",true],["checked","mixed"]],'
+        b'"childIds":["2"],"backendDOMNodeId":12},'
+        b'{"nodeId":"2","ignored":false,"role":"StaticText","name":null,"value":5,'
+        b'"properties":[]},'
+        b'{"nodeId":"4","role":null,"childIds":["5"]}]},"sessionId":"S1"}'
     )
     # Another call's answer, an empty set or None: transcoded whole.
     whole = codec.to_json(data)
@@ -151,8 +209,7 @@ def _left_out(index: int, node: dict[str, Any]) -> bool:
     keys = list(node)
     if "role" not in keys or keys.index("ignored") > keys.index("role"):
         return False
-    role = {k: v for k, v in node["role"].items() if k != "sources"}
-    return list(role)[-1:] == ["value"] and role["value"] == "InlineTextBox"
+    return bool((node["role"] or {}).get("value") == "InlineTextBox")
 
 
 def test_lean_leaves_out_inline_text_boxes_after_the_root() -> None:
@@ -168,15 +225,15 @@ def test_lean_leaves_out_inline_text_boxes_after_the_root() -> None:
         _box("10", backendDOMNodeId=4),
     ]
     lean = codec.to_json(_message(3, nodes, False), {3})
-    kept = msgspec.json.decode(lean)["result"]["nodes"]
-    assert [node["nodeId"] for node in kept] == ["1", "2", "5", "6", "7", "8"]
-    assert lean.startswith(b'{"id":3,"result":{"nodes":[{"nodeId":"1",')
-    assert b'"nodeId":"2","ignored":false,"role":{"type":"role","value":"StaticText"}},' in lean
+    kept = msgspec.json.decode(lean)["result"]["flatNodes"]
+    assert [node["nodeId"] for node in kept] == ["1", "2", "5", "6", "7"]
+    assert lean.startswith(b'{"id":3,"result":{"flatNodes":[{"nodeId":"1",')
+    assert b'"nodeId":"2","ignored":false,"role":"StaticText"},' in lean
     assert b'"nodeId":"4"' not in lean and b'"Hi"' not in lean
     # Only boxes: the root alone is left.
     only = codec.to_json(_message(4, [_box("1"), _box("2"), _box("3")]), {4})
-    assert only == b'{"id":4,"result":{"nodes":[{"nodeId":"1","ignored":false,' + (
-        b'"role":{"type":"role","value":"InlineTextBox"}}]},"sessionId":"S1"}'
+    assert only == b'{"id":4,"result":{"flatNodes":[{"nodeId":"1","ignored":false,' + (
+        b'"role":"InlineTextBox"}]},"sessionId":"S1"}'
     )
     # The whole answer keeps them all.
     whole = msgspec.json.decode(codec.to_json(_message(3, nodes, False)))
@@ -191,7 +248,7 @@ def test_the_rest_of_a_left_out_box_goes_unread() -> None:
     assert data.count(b"\x62QQ") == 1
     bad = data.replace(b"\x62QQ", b"\xc1\x61Q")  # same length
     lean = msgspec.json.decode(codec.to_json(bad, {3}))
-    assert [node["nodeId"] for node in lean["result"]["nodes"]] == ["1"]
+    assert [node["nodeId"] for node in lean["result"]["flatNodes"]] == ["1"]
     with pytest.raises(codec.CBORError, match="tag 1"):
         codec.to_json(bad)
 
@@ -211,8 +268,62 @@ def test_a_lean_answer_is_the_whole_one_without_its_boxes(
     nodes: list[dict[str, Any]], utf16: bool
 ) -> None:
     data = _message(7, nodes, utf16)
-    whole = msgspec.json.decode(codec.to_json(data))["result"]
-    lean = msgspec.json.decode(codec.to_json(data, {7}))["result"]
-    kept = [node for i, node in enumerate(whole["nodes"]) if not _left_out(i, node)]
-    as_tree = AX_TREE_DECODER.decode
-    assert as_tree(msgspec.json.encode(lean)) == as_tree(msgspec.json.encode({"nodes": kept}))
+    assert _lean_nodes(codec.to_json(data, {7})) == _expected(data, nodes)
+
+
+def test_the_codec_keeps_the_properties_the_walk_reads() -> None:
+    assert set(codec.LEAN_PROPERTIES) == READ_PROPERTIES
+
+
+def test_a_shown_text_piece_loses_only_its_children() -> None:
+    def piece(node_id: str, **fields: Any) -> dict[str, Any]:
+        return {"nodeId": node_id, **fields, "childIds": ["-1"]}
+
+    static = {"type": "role", "value": "StaticText"}
+    nodes = [
+        piece("1", ignored=False, role=static),  # the root too: it prints nothing below
+        piece("2", ignored=False, role=static),
+        piece("3", ignored=True, role=static),  # ignored: its children are walked
+        piece("4", role=static),  # not said to be shown
+        piece("5", role=static, ignored=False),  # said after its role
+        piece("6", ignored=False, role={"type": "role", "value": "generic"}),
+        piece("7", ignored=False, role={"type": "role", "value": "statictext"}),
+    ]
+    lean = msgspec.json.decode(codec.to_json(_message(3, nodes), {3}))["result"]["flatNodes"]
+    assert [node.get("childIds") for node in lean] == [
+        None,
+        None,
+        ["-1"],
+        ["-1"],
+        ["-1"],
+        ["-1"],
+        ["-1"],
+    ]
+
+
+@pytest.mark.parametrize(
+    ("node", "what"),
+    [
+        ({"nodeId": "1", "role": "button"}, "a node's role, name or value is not a map"),
+        ({"nodeId": "1", "name": ["Go"]}, "a node's role, name or value is not a map"),
+        ({"nodeId": "1", "properties": {"name": "x"}}, "a node's properties is not an array"),
+        ({"nodeId": "1", "properties": ["focused"]}, "a node's property is not a map"),
+        ({"nodeId": "1", "properties": [{"name": "focused"}]}, "a property without a value"),
+        ({"nodeId": "1", "properties": [{"value": {"value": 1}}]}, "a property without a name"),
+        (
+            {"nodeId": "1", "properties": [{"name": 5, "value": {"value": 1}}]},
+            "a property name that is not a string",
+        ),
+        (
+            {"nodeId": "1", "properties": [{"name": "focused", "value": True}]},
+            "a property's value is not a map",
+        ),
+    ],
+)
+def test_a_lean_answer_of_another_shape_fails_its_call(node: dict[str, Any], what: str) -> None:
+    data = _message(9, [node])
+    with pytest.raises(codec.CBORError, match=f"unexpected getFullAXTree answer: {what}") as info:
+        codec.to_json(data, {9})
+    assert info.value.call_id == 9 and 0 < info.value.offset < len(data)
+    # The whole answer transcodes (its decoder refuses it, as the lean one is refused).
+    assert msgspec.json.decode(codec.to_json(data))["id"] == 9

@@ -420,10 +420,7 @@ async def test_lean_ax_answers_on_the_cbor_pipe_only(mode: str) -> None:
         assert isinstance(results[2], CDPTimeoutError)
         assert b'"sources"' in whole and b'"chromeRole"' in whole and b'"parentId"' in whole
         if mode == "cbor":
-            assert lean_json == (
-                b'{"nodes":[{"nodeId":"1","role":{"type":"role","value":"button"},'
-                b'"name":{"type":"computedString","value":"Go"}}]}'
-            )
+            assert lean_json == b'{"flatNodes":[{"nodeId":"1","role":"button","name":"Go"}]}'
         else:
             assert lean_json == whole
         if mode == "cbor":

@@ -20,6 +20,7 @@ from typing import Any
 import msgspec
 import pytest
 from _examples import examples
+from _flat_ax import flatten
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -129,6 +130,15 @@ def _redecode(one: FrameAX, lean: bool) -> FrameAX:
     return FrameAX(one.frame_id, nodes, children, clickable=one.clickable)
 
 
+def _flat(one: FrameAX) -> FrameAX:
+    """``one`` with every node as the CBOR pipe's lean answer gives it (FlatAXNode)."""
+    children = {
+        owner: None if child is None else _flat(child) for owner, child in one.children.items()
+    }
+    nodes: list[Any] = [flatten(node) for node in one.nodes]
+    return FrameAX(one.frame_id, nodes, children, clickable=one.clickable)
+
+
 def _prebuilt(one: FrameAX, use_c: bool) -> FrameAX:
     children = {
         owner: None if child is None else _prebuilt(child, use_c)
@@ -169,6 +179,11 @@ def test_the_c_walk_builds_what_the_python_walk_builds(
     # The walk's lean decode (tuples, values without type), as the tab fetches.
     lean = _redecode(top, lean=True)
     _both(lean)
+    # The CBOR pipe's flat nodes: the same tree as the AXNodes they come from.
+    flat = _flat(top)
+    _both(flat)
+    assert _tree._build(flat, (), True) == _tree._build(top, (), True)
+    _both(_prebuilt(flat, use_c=True))
     # Child frames built ahead of time (by the C walk, or by the Python walk).
     _both(_prebuilt(lean, use_c=True))
     _both(_prebuilt(top, use_c=False))
@@ -196,6 +211,9 @@ def test_the_c_walk_builds_what_the_python_walk_builds_many(
         _malform(top, data)
     _both(top)
     _both(_redecode(top, lean=True))
+    flat = _flat(top)
+    _both(flat)
+    assert _tree._build(flat, (), True) == _tree._build(top, (), True)
     _embed_twice(top, data)
     _both(top)
 
