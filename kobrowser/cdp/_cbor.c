@@ -473,14 +473,17 @@ static const char *const CLICKABLE_DOCUMENT_KEYS[] = {"nodes", "layout", NULL};
 static const char *const CLICKABLE_SECTION_KEYS[] = {"parentIndex", "nodeType", "nodeName",
     "backendNodeId", "isClickable", "shadowRootType", "nodeIndex", "styles", NULL};
 
-/* Whether a UTF-8 key (NULL: a UTF-16 one) is the ASCII `want`. */
-static int is_key(const uint8_t *name, Py_ssize_t len, const char *want) {
+/* Whether a UTF-8 key (NULL: a UTF-16 one) is the ASCII `want`. Inline, so
+ * that the length of a literal `want` is known when compiling (the key
+ * comparisons are a large part of a lean answer's time). */
+static inline int is_key(const uint8_t *name, Py_ssize_t len, const char *want) {
     return name != NULL && (Py_ssize_t)strlen(want) == len && memcmp(name, want, (size_t)len) == 0;
 }
 
 static int listed(const char *const *keys, const uint8_t *name, Py_ssize_t len) {
-    for (const char *const *k = keys; *k != NULL; k++)
-        if (is_key(name, len, *k)) return 1;
+    if (name == NULL || len == 0) return 0;
+    for (const char *const *k = keys; *k != NULL; k++) /* the first byte before the length */
+        if ((uint8_t)(*k)[0] == name[0] && is_key(name, len, *k)) return 1;
     return 0;
 }
 
