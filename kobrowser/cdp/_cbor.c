@@ -27,8 +27,10 @@
  *       "value" alone (null when none); its properties as [name, value]
  *       pairs (the value flat), only those named in LEAN_PROPERTIES (a
  *       module attribute: the properties the walk reads). A dropped value
- *       held in an envelope is stepped over without reading it (its length
- *       is still checked). Also left out: every node after the first (the
+ *       is stepped over, not written: its lengths, nesting and tags are
+ *       checked as the transcoder checks them, its text is not decoded, and
+ *       one held in an envelope goes unread (its length is still checked).
+ *       Also left out: every node after the first (the
  *       root) that says "ignored": false and then has the role InlineTextBox
  *       (the snapshot never prints such a node nor anything below it; the
  *       rest of the node after its role is stepped over the same way), and
@@ -1242,8 +1244,8 @@ static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64
             if (lean &&
                 ((lean == 1 && (d->drop_node || (d->text_node && is_key(name, name_len, "childIds")))) ||
                  (name != NULL && lean_drops(lean, name, name_len)))) {
-                int skipped = skip_enveloped(d);
-                if (skipped < 0 || (skipped == 0 && item(d) < 0)) return -1;
+                /* stepped over, not written (an envelope's content goes unread) */
+                if (skip_item(d) < 0) return -1;
                 o->len = mark; /* the entry never happened */
                 written--;
                 continue;

@@ -327,3 +327,19 @@ def test_a_lean_answer_of_another_shape_fails_its_call(node: dict[str, Any], wha
     assert info.value.call_id == 9 and 0 < info.value.offset < len(data)
     # The whole answer transcodes (its decoder refuses it, as the lean one is refused).
     assert msgspec.json.decode(codec.to_json(data))["id"] == 9
+
+
+def test_a_dropped_value_is_stepped_over_unwritten() -> None:
+    # A left-out key's text is not decoded: invalid UTF-8 there fails only
+    # the whole answer. Its length still counts: a truncation fails both.
+    data = _message(3, [{"nodeId": "1", "parentId": "PP", "frameId": "F"}], False)
+    assert data.count(b"\x62PP") == 1
+    bad = data.replace(b"\x62PP", b"\x62\xff\xfe")
+    lean = msgspec.json.decode(codec.to_json(bad, {3}))
+    assert lean["result"] == {"flatNodes": [{"nodeId": "1"}]}
+    with pytest.raises(codec.CBORError, match="invalid UTF-8"):
+        codec.to_json(bad)
+    cut = data.replace(b"\x62PP", b"\x7a\x00\x00\x10\x00PP")  # 4,096 bytes said, 2 there
+    for lean_ids in ({3}, None):
+        with pytest.raises(codec.CBORError, match="truncated|malformed"):
+            codec.to_json(cut, lean_ids)
