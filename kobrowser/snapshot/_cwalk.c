@@ -21,6 +21,11 @@
  * raises. Giving up half way is safe: the walk only changes what it created
  * (and the copy of the node index frame_state() made for it).
  *
+ * The nodes and properties of the types configure() names in flat_types
+ * (_ax.FlatAXNode, FlatAXProperty: the CBOR pipe's lean answer) hold their
+ * values themselves, not AXValues; unwrap() reads either, as the Python walk
+ * does with its `flat` test.
+ *
  * Comments "py:" quote the Python lines a block mirrors.
  */
 #define PY_SSIZE_T_CLEAN
