@@ -38,7 +38,8 @@
  *       role StaticText (the walk never reads a text piece's children). A
  *       role, name or value that is neither a map nor null, properties that
  *       are not an array of maps each with a string "name" and a "value"
- *       (and, for a property kept, a map or null) fail the call (CBORError naming the offset), as the decoder would refuse them.
+ *       (and, for a property kept, a map or null) fail the call (CBORError
+ *       naming the offset), as the decoder would refuse them.
  *
  *   to_json(buffer, lean, lean_clickable) -> bytes
  *       Also: when the top-level "id" is in the set ``lean_clickable``, it
@@ -489,13 +490,13 @@ static int listed(const char *const *keys, const uint8_t *name, Py_ssize_t len) 
     return 0;
 }
 
-/* Whether a lean answer drops key ``name``: lean 1 in an AX node, 2 in a map
- * directly inside one; 3 in a captureSnapshot document, 4 in a map inside one. */
+/* Whether a lean answer drops key ``name``: lean 1 in an AX node (whose
+ * role, name and value maps put_flat_value reads), 2 in a captureSnapshot
+ * document, 3 in a map inside one. */
 static int lean_drops(int lean, const uint8_t *name, Py_ssize_t len) {
     switch (lean) {
     case 1: return listed(LEAN_NODE_DROP, name, len);
-    case 2: return len == 7 && memcmp(name, "sources", 7) == 0;
-    case 3: return !listed(CLICKABLE_DOCUMENT_KEYS, name, len);
+    case 2: return !listed(CLICKABLE_DOCUMENT_KEYS, name, len);
     default: return !listed(CLICKABLE_SECTION_KEYS, name, len);
     }
 }
@@ -1166,8 +1167,8 @@ static int put_flat_property(Dec *d, int *kept) {
         return -1;
     *kept = major == 3 && listed(LEAN_PROPERTIES, text, len);
     if (*kept) {
-        d->pos = name_at;
-        if (put_raw(o, "[", 1) < 0 || item(d) < 0 || put_raw(o, ",", 1) < 0) return -1;
+        if (put_raw(o, "[", 1) < 0 || put_text(d, name_at, text, len) < 0 || put_raw(o, ",", 1) < 0)
+            return -1;
         d->pos = value_at;
         if (put_flat_value(d, "a property's value") < 0 || put_raw(o, "]", 1) < 0) return -1;
     }
@@ -1204,8 +1205,8 @@ static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64
     /* lean answer: which keys this map drops (see lean_drops) */
     int lean = 0;
     if (is_map && d->lean_depth) {
-        if (d->depth == d->lean_depth + 2) lean = d->lean_kind == 1 ? 1 : 3;
-        else if (d->depth == d->lean_depth + 3) lean = d->lean_kind == 1 ? 2 : 4;
+        if (d->depth == d->lean_depth + 2) lean = d->lean_kind == 1 ? 1 : 2;
+        else if (d->depth == d->lean_depth + 3 && d->lean_kind == 2) lean = 3;
     }
     if (lean == 1) d->node_shown = d->drop_node = d->text_node = 0;
     /* a lean AX tree's result map: its "nodes" are written as "flatNodes" */
