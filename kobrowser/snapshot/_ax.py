@@ -217,7 +217,7 @@ def raw_name(node: AXNode | FlatAXNode) -> Any:
     return node.name.value
 
 
-def counted_nodes(nodes: Sequence[AXNode]) -> int:
+def counted_nodes(nodes: Sequence[AXNode | FlatAXNode]) -> int:
     """How many of a document's nodes count toward the AX mirror's ``min_nodes``.
 
     All but its shown inline text boxes (after the root). A lean answer on the
@@ -227,6 +227,10 @@ def counted_nodes(nodes: Sequence[AXNode]) -> int:
     boxes = 0
     for at in range(1, len(nodes)):
         node = nodes[at]
-        if not node.ignored and raw_role(node) == "InlineTextBox":
-            boxes += 1
+        role: Any = node.role
+        if role is not None and not node.ignored:
+            if node.__class__ is not FlatAXNode:
+                role = role.value
+            if role == "InlineTextBox":
+                boxes += 1
     return len(nodes) - boxes
