@@ -551,7 +551,7 @@ static int read_props(Walk *w, PyObject *props, long *bits, long *flags) {
         int state = PySet_Contains(C.state_props, pname);
         if (state < 0) return -1;
         if (state) {
-            /* py: v = prop.value.value; if v.__class__ is bool or str: bits |= _PROP_BITS.get((pname, v), 0) */
+            /* py: v = prop.value if flat else prop.value.value; if v.__class__ is bool or str: bits |= _PROP_BITS.get((pname, v), 0) */
             PyObject *v = unwrap(l->flat, pvalue);
             if (v == NULL) return bail(w);
             if (!PyBool_Check(v) && !PyUnicode_CheckExact(v)) continue;
@@ -568,7 +568,7 @@ static int read_props(Walk *w, PyObject *props, long *bits, long *flags) {
         } else if (PyUnicode_Compare(pname, C.s_editable) == 0) {
             *flags |= C.editable_flag; /* py: elif pname == "editable": */
         } else if (PyUnicode_Compare(pname, C.s_focusable) == 0) {
-            /* py: elif pname == "focusable" and prop.value.value is True: */
+            /* py: elif pname == "focusable" and (prop.value if flat else prop.value.value) is True: */
             PyObject *v = unwrap(l->flat, pvalue);
             if (v == NULL) return bail(w);
             if (v == Py_True) *flags |= C.focusable_flag;
@@ -770,7 +770,7 @@ static int visit(Walk *w, PyObject *ax, PyObject *parent, Py_ssize_t ci) {
     int ignored = truthy(FIELD(ax, o[N_IGNORED]));
     if (ignored < 0) return -1;
     if (ignored) return has_kids ? push_children(w, kids, ci, ax) : 0;
-    /* py: raw = role_v.value if role_v is not None else ""
+    /* py: raw = (role_v if flat else role_v.value) if role_v is not None else ""
      *     info = roles.get(raw) if raw.__class__ is str else None
      *     role, kind = info if info is not None else role_info(raw if raw.__class__ is str else "") */
     PyObject *role_v = FIELD(ax, o[N_ROLE]);
@@ -874,7 +874,7 @@ static int visit(Walk *w, PyObject *ax, PyObject *parent, Py_ssize_t ci) {
         Py_DECREF(m);
         if (self_click < 0) goto fail;
     }
-    /* py: name = "" for TRANSPARENT, else name_v.value (value_to_text() if not a str), normalized */
+    /* py: name = "" for TRANSPARENT, else name_v (flat) or name_v.value (value_to_text() if not a str), normalized */
     if (kind == TRANSPARENT || FIELD(ax, o[N_NAME]) == Py_None) {
         name = Py_NewRef(C.s_empty);
     } else {
@@ -977,7 +977,7 @@ static int visit(Walk *w, PyObject *ax, PyObject *parent, Py_ssize_t ci) {
         child_owner = Py_NewRef(c.owner);
         child_owner_ok = c.owner_ok;
     }
-    /* py: value = " ".join(value_to_text(value_v.value).split())
+    /* py: value = " ".join(value_to_text(value_v if flat else value_v.value).split())
      *     if not value or value == name or is_password_value(value): value = None */
     value = Py_NewRef(Py_None);
     PyObject *value_v = FIELD(ax, o[N_VALUE]);
