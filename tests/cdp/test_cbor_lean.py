@@ -80,16 +80,20 @@ def _message(call_id: int, nodes: list[dict[str, Any]], utf16: bool = True) -> b
     return chrome_encode(reply, utf16=utf16)
 
 
-def _shown_text(node: dict[str, Any]) -> bool:
-    """Whether the codec leaves out the node's children: it says "ignored":
-    false, then (after it) its role's value is "StaticText"."""
+def _shown_role(node: dict[str, Any]) -> Any:
+    """The role value of a node the codec sees as shown: it says "ignored":
+    false, then (after it) has a role; None for any other node."""
     keys = list(node)
-    return (
-        node.get("ignored") is False
-        and "role" in keys
-        and keys.index("ignored") < keys.index("role")
-        and (node["role"] or {}).get("value") == "StaticText"
-    )
+    if node.get("ignored") is not False or "role" not in keys:
+        return None
+    if keys.index("ignored") > keys.index("role"):
+        return None
+    return (node["role"] or {}).get("value")
+
+
+def _shown_text(node: dict[str, Any]) -> bool:
+    """Whether the codec leaves out the node's children (a shown StaticText)."""
+    return bool(_shown_role(node) == "StaticText")
 
 
 def _expected(data: bytes, nodes: list[dict[str, Any]]) -> list[FlatAXNode]:
@@ -204,12 +208,7 @@ def _box(node_id: str, **fields: Any) -> dict[str, Any]:
 
 def _left_out(index: int, node: dict[str, Any]) -> bool:
     """Whether a lean answer leaves the node out (see ``to_json`` in _cbor.c)."""
-    if index == 0 or node.get("ignored") is not False:
-        return False
-    keys = list(node)
-    if "role" not in keys or keys.index("ignored") > keys.index("role"):
-        return False
-    return bool((node["role"] or {}).get("value") == "InlineTextBox")
+    return index > 0 and bool(_shown_role(node) == "InlineTextBox")
 
 
 def test_lean_leaves_out_inline_text_boxes_after_the_root() -> None:
