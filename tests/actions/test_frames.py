@@ -153,7 +153,10 @@ async def test_hover_moves_again_until_the_frame_sees_the_pointer(
     target = find(snap, "button", "Hover me")
     reads = _moves_unseen(monkeypatch, tab, unseen=1)
     await tab.hover(target.id)
-    assert len(reads) == 2
+    # The move after the hidden one reached the frame (unless Chrome really
+    # routed it elsewhere too: then hover moved once more).
+    assert len(reads) >= 2 and reads[-1].moves > 0, reads
+    assert all(r.moves == 0 for r in reads[1:-1]), reads
     assert await js(target, "el.matches(':hover')") is True
 
 
@@ -172,28 +175,41 @@ async def test_hover_gives_up_when_the_frame_never_sees_the_pointer(
 
 def _first_read_misrouted(
     monkeypatch: pytest.MonkeyPatch, wait: dict[str, int], *, misrouted: int
-) -> list[Any]:
-    """Make the first guard read that waits for ``wait`` report that no press
-    reached the element and ``misrouted`` events went to a parent frame.
+) -> list[tuple[Any, bool]]:
+    """Make the first clean guard read that waits for ``wait`` report that no
+    press reached the element and ``misrouted`` events went to a parent frame.
 
     As when Chrome routes the input to the page because an out-of-process
-    frame's input routing is not ready. The real read must have seen a clean
-    press. Returns the list of those reads.
+    frame's input routing is not ready. That also happens for real right
+    after a page loads: a read Chrome really misrouted is passed on as it is
+    (the action sends its input again), and the next clean one is changed.
+    Returns ``(read, changed)`` for each of those reads.
     """
     original = _pointer._read_guards
-    reads: list[Any] = []
+    reads: list[tuple[Any, bool]] = []
 
     async def read_guards(target: Any, deadline: float, **kw: Any) -> Any:
         got = await original(target, deadline, **kw)
-        if kw.get("wait") == wait:
-            reads.append(got)
-            if got is not None and len(reads) == 1:
-                assert (got.pressed, got.blocked, got.misrouted) == (1, 0, 0), got
-                return got._replace(ok=0, pressed=0, misrouted=misrouted)
+        if kw.get("wait") != wait:
+            return got
+        clean = got is not None and (got.pressed, got.blocked, got.misrouted) == (1, 0, 0)
+        if clean and not any(changed for _, changed in reads):
+            reads.append((got, True))
+            return got._replace(ok=0, pressed=0, misrouted=misrouted)
+        assert got is not None and (clean or got.misrouted), got
+        reads.append((got, False))
         return got
 
     monkeypatch.setattr(_pointer, "_read_guards", read_guards)
     return reads
+
+
+def assert_sent_again_once(reads: list[tuple[Any, bool]]) -> None:
+    """The changed read came once and the input sent after it reached the element."""
+    assert [changed for _, changed in reads[-2:]] == [True, False], reads
+    assert sum(changed for _, changed in reads) == 1, reads
+    last = reads[-1][0]
+    assert (last.pressed, last.blocked, last.misrouted) == (1, 0, 0), reads
 
 
 async def test_click_presses_again_when_chrome_routed_it_to_the_parent(
@@ -206,7 +222,7 @@ async def test_click_presses_again_when_chrome_routed_it_to_the_parent(
     button = find(snap, "button", "Press me")
     reads = _first_read_misrouted(monkeypatch, {"pointerup": 1}, misrouted=5)
     await tab.click(button.id)
-    assert len(reads) == 2
+    assert_sent_again_once(reads)
     # The page really got the first click here, so it saw two whole clicks.
     await assert_clicked(button, "btn", count=2)
 
@@ -509,7 +525,7 @@ async def test_drag_presses_again_when_chrome_routed_the_press_elsewhere(
     handle, zone = find(snap, "button", "Handle"), find(snap, "region", "Zone")
     reads = _first_read_misrouted(monkeypatch, {"pointerdown": 1}, misrouted=2)
     await tab.drag(handle.id, zone.id)
-    assert len(reads) == 2
+    assert_sent_again_once(reads)
     assert await js(zone, "el.dataset.dropped || null") == "pointer"
 
 
