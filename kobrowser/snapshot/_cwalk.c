@@ -5,7 +5,8 @@
  * the hot helpers it inlines: _walkstate.push_children, _states.read_props,
  * the single-child finish case and the text piece tuple, and two more that
  * measured as a large part of the walk when called back: _walkstate.finish
- * (see finish_node) and frame_state's node index (see index_of). Everything cold or
+ * (see finish_node) and frame_state's node index (see own_frame_state: for Chrome's
+ * decimal ids an array by number, PosIndex, instead of a dict). Everything cold or
  * rule-heavy is a call back into the Python function that holds the rule
  * (finish_candidate, resolve_labels, flush_run, merge_text, push_frame,
  * frame_state, value_to_text, is_password_value, role_info, states_of, the
@@ -34,7 +35,7 @@
 
 #include <string.h>
 
-#define CWALK_ABI 3
+#define CWALK_ABI 4
 
 /* Kinds (_roles); configure() checks that the Python values match. */
 enum { SKIP = 0, BREAK = 1, TEXT = 2, TRANSPARENT = 3, NAMED = 4, STRUCTURE = 5, INTERACTIVE = 6, IFRAME = 7 };
@@ -358,6 +359,41 @@ static PyObject *states_for(long bits) {
 /* ------------------------------------------------------------------------ */
 /* The walk's state                                                         */
 
+/* The top document's node index without a dict (see own_frame_state).
+ *
+ * Chrome's AX node ids are decimal integers written as strings ("2453"). When
+ * every node's id is one, canonical (no sign, no leading zero, at most 9
+ * digits) and not far above the node count, `at[id]` holds the position in
+ * `nodes` of the last node with that id, or -1: the dict {nodeId: node} of
+ * frame_state() as an array (a later node with the same id wins there too).
+ * A taken id is set to -1, as by_id.pop() takes it out. Two canonical
+ * decimal strings are equal exactly when their numbers are, and a child id
+ * that is not canonical names no node, so lookups give what the dict gives,
+ * without hashing or comparing strings: a fifth of the walk on a large page.
+ * Otherwise (any other id) the walk keeps the dict. */
+#define POS_MAX_DIGITS 9
+#define POS_LIMIT(nodes) (8 * (nodes) + 65536) /* ids must be below this (tests/snapshot/test_cwalk.py) */
+typedef struct {
+    int32_t *at;      /* PyMem; NULL: not used */
+    Py_ssize_t size;  /* entries in at */
+    PyObject *nodes;  /* a tuple of the frame's nodes, owned */
+} PosIndex;
+
+/* The number a canonical decimal id stands for, or -1 (any other string). */
+static inline Py_ssize_t decimal_id(PyObject *s) {
+    if (!PyUnicode_IS_COMPACT_ASCII(s)) return -1;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    const unsigned char *d = (const unsigned char *)PyUnicode_DATA(s);
+    if (n == 0 || n > POS_MAX_DIGITS || (d[0] == '0' && n > 1)) return -1;
+    Py_ssize_t v = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned c = (unsigned)d[i] - '0';
+        if (c > 9) return -1;
+        v = v * 10 + (Py_ssize_t)c;
+    }
+    return v;
+}
+
 /* A frame being walked: py FrameState (frame id, nodeId -> node, owners, clickable map). */
 typedef struct {
     PyObject *fs;       /* the frame_state() tuple, owned; the rest borrowed from it */
@@ -367,6 +403,7 @@ typedef struct {
     PyObject *clickmap; /* fs[3] */
     PyObject *click_get; /* clickmap.get when it is not an exact dict (owned), else NULL */
     int has_click;      /* py: bool(fs[3]) (the map does not change during the walk) */
+    PosIndex pos;       /* the index by position (own_frame_state), used instead of by_id when set */
 } Frame;
 
 /* py Ctx = (out, carrier, in_field, fs, in_scope, owner); in_scope is always True here. */
@@ -485,6 +522,19 @@ static PyObject *click_get(Frame *f, PyObject *key, PyObject *dflt) {
 
 /* py: by_id.pop(cid, None); a new reference (Py_None when absent). */
 static PyObject *take(Frame *f, PyObject *cid) {
+    if (f->pos.at != NULL) {
+        if (!PyUnicode_CheckExact(cid)) {
+            /* As the dict: an unhashable id raises; one that can equal no str names no node. */
+            if (PyObject_Hash(cid) == -1) return NULL;
+            if (PyLong_CheckExact(cid) || PyFloat_CheckExact(cid) || PyBool_Check(cid) || cid == Py_None)
+                return Py_NewRef(Py_None);
+            return NULL; /* anything else: the caller bails */
+        }
+        Py_ssize_t id = decimal_id(cid), p;
+        if (id < 0 || id >= f->pos.size || (p = f->pos.at[id]) < 0) return Py_NewRef(Py_None);
+        f->pos.at[id] = -1;
+        return Py_NewRef(PyTuple_GET_ITEM(f->pos.nodes, p));
+    }
     if (f->take != NULL) {
         PyObject *args[2] = {cid, Py_None};
         return PyObject_Vectorcall(f->take, args, 2, NULL);
@@ -513,7 +563,7 @@ static int push_children(Walk *w, PyObject *kids, Py_ssize_t ctx, PyObject *up) 
         PyObject *child = take(f, cid);
         Py_DECREF(cid);
         if (child == NULL) {
-            rc = -1;
+            rc = PyErr_Occurred() ? -1 : bail(w); /* an id of another type: the Python walk reads it */
             break;
         }
         if (child == Py_None) {
@@ -1094,6 +1144,8 @@ static void walk_clear(Walk *w) {
         Py_DECREF(w->frames[i].fs);
         Py_XDECREF(w->frames[i].take);
         Py_XDECREF(w->frames[i].click_get);
+        PyMem_Free(w->frames[i].pos.at);
+        Py_XDECREF(w->frames[i].pos.nodes);
     }
     PyMem_Free(w->items);
     PyMem_Free(w->ctxs);
@@ -1103,11 +1155,51 @@ static void walk_clear(Walk *w) {
     Py_XDECREF(w->tmp);
 }
 
+/* The PosIndex of `nodes` (see PosIndex), the root's id taken out; 0 with
+ * pos->at NULL when an id is not a canonical decimal (or too large), -1 on error. */
+static int pos_index(Walk *w, PyObject *nodes, PosIndex *pos) {
+    Py_ssize_t n = PyList_GET_SIZE(nodes), top = -1;
+    /* Ids are read twice (bounds, then positions): far cheaper than a dict of them. */
+    Py_ssize_t limit = POS_LIMIT(n); /* an id above that would make the array large: keep the dict */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *node = PyList_GET_ITEM(nodes, i);
+        const Layout *l = layout_of(&C.nodes, node);
+        PyObject *id = l ? FIELD(node, l->off[N_NODEID]) : NULL;
+        if (id == NULL || !PyUnicode_CheckExact(id)) return bail(w);
+        Py_ssize_t v = decimal_id(id);
+        if (v < 0 || v >= limit) return 0;
+        if (v > top) top = v;
+    }
+    pos->at = PyMem_Malloc((size_t)(top + 1) * sizeof(int32_t));
+    if (pos->at == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memset(pos->at, 0xff, (size_t)(top + 1) * sizeof(int32_t)); /* -1 */
+    pos->size = top + 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *node = PyList_GET_ITEM(nodes, i);
+        pos->at[decimal_id(FIELD(node, layout_of(&C.nodes, node)->off[N_NODEID]))] = (int32_t)i;
+    }
+    /* py: by_id.pop(frame.nodes[0].nodeId, None) */
+    PyObject *root = PyList_GET_ITEM(nodes, 0);
+    pos->at[decimal_id(FIELD(root, layout_of(&C.nodes, root)->off[N_NODEID]))] = -1;
+    /* A copy: the index must keep the nodes it was made of, as the dict does. */
+    if ((pos->nodes = PyList_AsTuple(nodes)) == NULL) {
+        PyMem_Free(pos->at);
+        pos->at = NULL;
+        return -1;
+    }
+    return 0;
+}
+
 /* _walkstate.frame_state(frame) without an index, in C: the dict comprehension over
- * every node costs a fifth of the C walk when done in Python.
+ * every node costs a fifth of the C walk when done in Python. With Chrome's
+ * decimal ids, `pos` is filled and the tuple's index is an empty dict (unread:
+ * the walk takes nodes through `pos`, and push_frame reads only fs[2]).
  * py: by_id = {n.nodeId: n for n in frame.nodes}; by_id.pop(frame.nodes[0].nodeId, None)
  *     return (frame.frame_id, by_id, frame.children, frame.clickable) */
-static PyObject *own_frame_state(Walk *w, PyObject *frame) {
+static PyObject *own_frame_state(Walk *w, PyObject *frame, PosIndex *pos) {
     PyObject *nodes = PyObject_GetAttrString(frame, "nodes"), *by_id = NULL, *fs = NULL;
     PyObject *fid = NULL, *owners = NULL, *clickable = NULL;
     if (nodes == NULL) return NULL;
@@ -1115,8 +1207,8 @@ static PyObject *own_frame_state(Walk *w, PyObject *frame) {
         bail(w);
         goto done;
     }
-    if ((by_id = PyDict_New()) == NULL) goto done;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(nodes); i++) {
+    if ((by_id = PyDict_New()) == NULL || pos_index(w, nodes, pos) < 0) goto done;
+    for (Py_ssize_t i = 0; pos->at == NULL && i < PyList_GET_SIZE(nodes); i++) {
         PyObject *n = PyList_GET_ITEM(nodes, i);
         const Layout *l = layout_of(&C.nodes, n);
         PyObject *id = l ? FIELD(n, l->off[N_NODEID]) : NULL;
@@ -1126,8 +1218,10 @@ static PyObject *own_frame_state(Walk *w, PyObject *frame) {
         }
         if (PyDict_SetItem(by_id, id, n) < 0) goto done;
     }
-    PyObject *root_id = FIELD(PyList_GET_ITEM(nodes, 0), layout_of(&C.nodes, PyList_GET_ITEM(nodes, 0))->off[N_NODEID]);
-    if (PyDict_DelItem(by_id, root_id) < 0) goto done; /* present: the loop put it there */
+    if (pos->at == NULL) {
+        PyObject *root_id = FIELD(PyList_GET_ITEM(nodes, 0), layout_of(&C.nodes, PyList_GET_ITEM(nodes, 0))->off[N_NODEID]);
+        if (PyDict_DelItem(by_id, root_id) < 0) goto done; /* present: the loop put it there */
+    }
     if ((fid = PyObject_GetAttrString(frame, "frame_id")) == NULL ||
         (owners = PyObject_GetAttrString(frame, "children")) == NULL ||
         (clickable = PyObject_GetAttrString(frame, "clickable")) == NULL)
@@ -1140,6 +1234,15 @@ done:
     Py_XDECREF(owners);
     Py_XDECREF(clickable);
     return fs;
+}
+
+/* How the last build() found the top document's nodes by id (see last_index()). */
+static const char *last_index = "none";
+
+static PyObject *last_index_fn(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    return PyUnicode_FromString(last_index);
 }
 
 /* build(frame, index, proper) -> list of printed roots, or None (use the Python walk). */
@@ -1163,13 +1266,20 @@ static PyObject *build(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
         (w.seen_frames = PySet_New(NULL)) == NULL || (w.tmp = PyList_New(0)) == NULL ||
         (fid = PyLong_FromVoidPtr(frame)) == NULL || PySet_Add(w.seen_frames, fid) < 0)
         goto out;
+    PosIndex pos = {NULL, 0, NULL};
     if (args[1] == Py_None) {
-        if ((fs = own_frame_state(&w, frame)) == NULL) goto out;
-    } else if ((fs = PyObject_Vectorcall(C.frame_state, args, 3, NULL)) == NULL) {
+        fs = own_frame_state(&w, frame, &pos);
+    } else {
+        fs = PyObject_Vectorcall(C.frame_state, args, 3, NULL);
+    }
+    Py_ssize_t fi = fs == NULL ? -1 : new_frame(&w, fs);
+    if (fi < 0) {
+        PyMem_Free(pos.at);
+        Py_XDECREF(pos.nodes);
         goto out;
     }
-    Py_ssize_t fi = new_frame(&w, fs);
-    if (fi < 0) goto out;
+    w.frames[fi].pos = pos; /* the frame owns it now (walk_clear) */
+    last_index = args[1] != Py_None ? "given" : pos.at != NULL ? "positions" : "dict";
     /* py: top = (roots, "", False, fs, True, 0); push_children(stack, frame.nodes[0], top, fs[1]) */
     Py_ssize_t top = new_ctx(&w, roots, C.s_empty, 0, fi, C.zero, 1);
     if (top < 0 || (nodes = PyObject_GetAttrString(frame, "nodes")) == NULL) goto out;
@@ -1218,6 +1328,9 @@ static PyMethodDef methods[] = {
     {"number", (PyCFunction)(void (*)(void))number, METH_FASTCALL,
      "number(roots, head, name_max, value_max, element) -> (text, entries, top), or None: "
      "_format._format_elements without a cache."},
+    {"last_index", last_index_fn, METH_NOARGS,
+     "last_index() -> how the last build() indexed the top document: 'positions' (Chrome's "
+     "decimal ids, an array), 'dict', or 'given' (the caller's index). For tests."},
     {"configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS,
      "configure(**env): the Python rules and objects the walk calls (see _native.py)."},
     {NULL, NULL, 0, NULL},

@@ -63,7 +63,7 @@ __all__ = ["CWALK_ABI", "CBuild", "CNumber", "load_cwalk", "loaded_number"]
 
 _log = logging.getLogger("kobrowser.snapshot")
 
-CWALK_ABI: Final = 3
+CWALK_ABI: Final = 4
 """The ``ABI`` the extension must report (``CWALK_ABI`` in ``_cwalk.c``)."""
 
 CBuild = Callable[["FrameAX", "Mapping[str, _ax.AXNode] | None", bool], "list[Node] | None"]

@@ -31,6 +31,10 @@ from ._ax_builders import MISSING, FrameSpec, Spec, el, frame, iframe, text
 from .test_properties import LEAF_ROLES, NAMES, PROPS, RAW_TEXT, ROLES, VALUES, _draw_clickable
 
 CBUILD = _tree._CWALK
+try:
+    from kobrowser.snapshot import _cwalk as CWALK
+except ImportError:  # not built: the tests that need it are skipped
+    CWALK = None
 needs_cwalk = pytest.mark.skipif(CBUILD is None, reason="kobrowser.snapshot._cwalk is not built")
 
 # What reads like a list marker, and what does not quite.
@@ -216,6 +220,91 @@ def test_the_c_walk_builds_what_the_python_walk_builds_many(
     assert _tree._build(flat, (), True) == _tree._build(top, (), True)
     _embed_twice(top, data)
     _both(top)
+
+
+def _renumber(top: FrameAX, data: st.DataObject) -> str:
+    """Give the top document's nodes other ids, as Chrome might or might not.
+
+    Chrome's ids are canonical decimal numbers: the C walk then finds nodes
+    in an array by number instead of a dict (``last_index() == "positions"``);
+    the other kinds of ids keep the dict. Also: nodes sharing an id (the later
+    one wins, as in the dict), a child listing the root's id, and child ids
+    that read as a listed number but are not it ("07", "+7", "7 ", "\uff17").
+    Returns the index the C walk must use.
+    """
+    kind = data.draw(st.sampled_from(["spread", "spread", "above", "digits", "words"]))
+    scale, offset = data.draw(st.sampled_from([(1, 0), (3, 7), (997, 1), (1, 40_000)]))
+
+    def new_id(old: str) -> str:
+        number = int(old) * scale + offset
+        if kind == "above":
+            return str(number + 10**6)  # far above the node count: an array would be large
+        if kind == "digits":
+            return str(number + 10**9)  # ten digits: more than the walk reads as a number
+        return f"n{number}" if kind == "words" else str(number)
+
+    nodes = top.nodes
+    ids = {n.nodeId: new_id(n.nodeId) for n in nodes}
+    for node in nodes:
+        node.nodeId = ids[node.nodeId]
+        node.childIds = [ids.get(c, c) for c in node.childIds]
+    for _ in range(data.draw(st.integers(0, 3))):
+        node = data.draw(st.sampled_from(nodes))
+        node.nodeId = data.draw(st.sampled_from([n.nodeId for n in nodes]))  # shared
+    for _ in range(data.draw(st.integers(0, 4))):
+        node = data.draw(st.sampled_from(nodes))
+        listed = data.draw(st.sampled_from([n.nodeId for n in nodes]))
+        odd = data.draw(
+            st.sampled_from(
+                [
+                    listed,
+                    nodes[0].nodeId,
+                    f"0{listed}",
+                    f"+{listed}",
+                    f"{listed} ",
+                    f"-{listed}",
+                    "",
+                ]
+            )
+            | st.just(listed.translate({ord(d): 0xFF10 + int(d) for d in "0123456789"}))
+        )
+        at = data.draw(st.integers(0, len(node.childIds)))
+        node.childIds = [*node.childIds[:at], odd, *node.childIds[at:]]
+    # The walk's array holds ids below 8 per node + 65,536 (POS_LIMIT in _cwalk.c).
+    small = (
+        max(int(n.nodeId) for n in nodes) < 8 * len(nodes) + 65_536 if kind == "spread" else False
+    )
+    return "positions" if small else "dict"
+
+
+@needs_cwalk
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(children=st.lists(TREES, max_size=4), data=st.data())
+def test_the_c_walk_finds_nodes_by_any_ids_as_the_python_walk(
+    children: list[Spec], data: st.DataObject
+) -> None:
+    top = frame(*children)
+    if data.draw(st.booleans()):
+        _draw_clickable(top, data)
+    index = _renumber(top, data)
+    _both(top)
+    assert CWALK is not None and CWALK.last_index() == index
+    flat = _flat(top)
+    _both(flat)
+    assert CWALK.last_index() == index
+    _both(top, {n.nodeId: n for n in top.nodes})
+    assert CWALK.last_index() == "given"
+
+
+@needs_cwalk
+def test_a_child_id_of_another_type_is_read_as_the_python_walk_reads_it() -> None:
+    # Chrome's ids are strings; a number or None names no node (the dict's
+    # answer), and an unhashable one raises what the dict raises.
+    for odd in (3, 3.0, True, None):
+        top = _sample()
+        top.nodes[0].childIds = [*top.nodes[0].childIds, odd]  # type: ignore[list-item]
+        _both(top)
+        assert CWALK is not None and CWALK.last_index() == "positions"
 
 
 def _sample() -> FrameAX:
