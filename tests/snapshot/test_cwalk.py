@@ -271,9 +271,7 @@ def _renumber(top: FrameAX, data: st.DataObject) -> str:
         at = data.draw(st.integers(0, len(node.childIds)))
         node.childIds = [*node.childIds[:at], odd, *node.childIds[at:]]
     # The walk's array holds ids below 8 per node + 65,536 (POS_LIMIT in _cwalk.c).
-    small = (
-        max(int(n.nodeId) for n in nodes) < 8 * len(nodes) + 65_536 if kind == "spread" else False
-    )
+    small = kind == "spread" and max(int(n.nodeId) for n in nodes) < 8 * len(nodes) + 65_536
     return "positions" if small else "dict"
 
 
