@@ -1155,6 +1155,14 @@ static void walk_clear(Walk *w) {
     Py_XDECREF(w->tmp);
 }
 
+/* A node's nodeId (borrowed), or NULL when the node is not of a configured
+ * type or its id is not an exact str (the walk then bails). */
+static inline PyObject *node_id(PyObject *node) {
+    const Layout *l = layout_of(&C.nodes, node);
+    PyObject *id = l ? FIELD(node, l->off[N_NODEID]) : NULL;
+    return id != NULL && PyUnicode_CheckExact(id) ? id : NULL;
+}
+
 /* The PosIndex of `nodes` (see PosIndex), the root's id taken out; 0 with
  * pos->at NULL when an id is not a canonical decimal (or too large), -1 on error. */
 static int pos_index(Walk *w, PyObject *nodes, PosIndex *pos) {
@@ -1162,10 +1170,8 @@ static int pos_index(Walk *w, PyObject *nodes, PosIndex *pos) {
     /* Ids are read twice (bounds, then positions): far cheaper than a dict of them. */
     Py_ssize_t limit = POS_LIMIT(n); /* an id above that would make the array large: keep the dict */
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *node = PyList_GET_ITEM(nodes, i);
-        const Layout *l = layout_of(&C.nodes, node);
-        PyObject *id = l ? FIELD(node, l->off[N_NODEID]) : NULL;
-        if (id == NULL || !PyUnicode_CheckExact(id)) return bail(w);
+        PyObject *id = node_id(PyList_GET_ITEM(nodes, i));
+        if (id == NULL) return bail(w);
         Py_ssize_t v = decimal_id(id);
         if (v < 0 || v >= limit) return 0;
         if (v > top) top = v;
@@ -1177,13 +1183,10 @@ static int pos_index(Walk *w, PyObject *nodes, PosIndex *pos) {
     }
     memset(pos->at, 0xff, (size_t)(top + 1) * sizeof(int32_t)); /* -1 */
     pos->size = top + 1;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *node = PyList_GET_ITEM(nodes, i);
-        pos->at[decimal_id(FIELD(node, layout_of(&C.nodes, node)->off[N_NODEID]))] = (int32_t)i;
-    }
+    for (Py_ssize_t i = 0; i < n; i++) /* every id read above: each a str, a decimal in range */
+        pos->at[decimal_id(node_id(PyList_GET_ITEM(nodes, i)))] = (int32_t)i;
     /* py: by_id.pop(frame.nodes[0].nodeId, None) */
-    PyObject *root = PyList_GET_ITEM(nodes, 0);
-    pos->at[decimal_id(FIELD(root, layout_of(&C.nodes, root)->off[N_NODEID]))] = -1;
+    pos->at[decimal_id(node_id(PyList_GET_ITEM(nodes, 0)))] = -1;
     /* A copy: the index must keep the nodes it was made of, as the dict does. */
     if ((pos->nodes = PyList_AsTuple(nodes)) == NULL) {
         PyMem_Free(pos->at);
@@ -1209,18 +1212,16 @@ static PyObject *own_frame_state(Walk *w, PyObject *frame, PosIndex *pos) {
     }
     if ((by_id = PyDict_New()) == NULL || pos_index(w, nodes, pos) < 0) goto done;
     for (Py_ssize_t i = 0; pos->at == NULL && i < PyList_GET_SIZE(nodes); i++) {
-        PyObject *n = PyList_GET_ITEM(nodes, i);
-        const Layout *l = layout_of(&C.nodes, n);
-        PyObject *id = l ? FIELD(n, l->off[N_NODEID]) : NULL;
-        if (id == NULL || !PyUnicode_CheckExact(id)) {
+        PyObject *n = PyList_GET_ITEM(nodes, i), *id = node_id(n);
+        if (id == NULL) {
             bail(w);
             goto done;
         }
         if (PyDict_SetItem(by_id, id, n) < 0) goto done;
     }
     if (pos->at == NULL) {
-        PyObject *root_id = FIELD(PyList_GET_ITEM(nodes, 0), layout_of(&C.nodes, PyList_GET_ITEM(nodes, 0))->off[N_NODEID]);
-        if (PyDict_DelItem(by_id, root_id) < 0) goto done; /* present: the loop put it there */
+        /* present: the loop put it there */
+        if (PyDict_DelItem(by_id, node_id(PyList_GET_ITEM(nodes, 0))) < 0) goto done;
     }
     if ((fid = PyObject_GetAttrString(frame, "frame_id")) == NULL ||
         (owners = PyObject_GetAttrString(frame, "children")) == NULL ||
