@@ -16,7 +16,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import msgspec
 
@@ -142,10 +142,29 @@ class _WalkAXNode(AXNode, gc=False):
     childIds: tuple[str, ...] = ()  # type: ignore[assignment]
 
 
+LeanPropertyName = Literal[
+    "focused",
+    "disabled",
+    "checked",
+    "pressed",
+    "expanded",
+    "selected",
+    "required",
+    "readonly",
+    "multiline",
+    "editable",
+    "focusable",
+]
+"""The properties a lean answer keeps (``LEAN_PROPERTIES`` in kobrowser/cdp/_cbor.c,
+the ones :func:`~kobrowser.snapshot._states.read_props` reads; a test holds the
+three equal). Typed as literals, a property's name is decoded as this one
+string object, not a new one per property (21,600 fewer on the 2,400-row table)."""
+
+
 class FlatAXProperty(msgspec.Struct, gc=False, array_like=True):
     """A property of a :class:`FlatAXNode`: ``[name, value]``, the value unwrapped."""
 
-    name: str
+    name: LeanPropertyName
     value: Any
 
 

@@ -11,7 +11,7 @@ strings included).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import msgspec
 import pytest
@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kobrowser.cdp import cbor_codec
-from kobrowser.snapshot._ax import FlatAXNode, decode_snapshot_nodes
+from kobrowser.snapshot._ax import FlatAXNode, LeanPropertyName, decode_snapshot_nodes
 from kobrowser.snapshot._states import READ_PROPERTIES
 
 from ._cbor_ref import chrome_encode
@@ -272,6 +272,9 @@ def test_a_lean_answer_is_the_whole_one_without_its_boxes(
 
 def test_the_codec_keeps_the_properties_the_walk_reads() -> None:
     assert set(codec.LEAN_PROPERTIES) == READ_PROPERTIES
+    # ... and the flat property's name is typed as exactly those (a name
+    # outside them would fail the decode of every lean answer).
+    assert set(get_args(LeanPropertyName)) == READ_PROPERTIES
 
 
 def test_a_shown_text_piece_loses_only_its_children() -> None:
