@@ -10,7 +10,7 @@ values and states, with names and values cut at the text limit (or whole).
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, get_args
 
 import msgspec
 from _examples import examples
@@ -31,7 +31,7 @@ from kobrowser.snapshot import (
     parse_snapshot,
     prebuild_frame,
 )
-from kobrowser.snapshot._ax import decode_snapshot_nodes
+from kobrowser.snapshot._ax import LeanPropertyName, decode_snapshot_nodes
 
 from ._ax_builders import MISSING, FrameSpec, Spec, frame
 from ._helpers import walk
@@ -116,22 +116,8 @@ VALUES = (
     | st.floats(allow_nan=False, allow_infinity=False, width=32)
 )
 PROPS = st.dictionaries(
-    st.sampled_from(
-        [
-            "focused",
-            "disabled",
-            "checked",
-            "pressed",
-            "expanded",
-            "selected",
-            "required",
-            "readonly",
-            "multiline",
-            "editable",
-            "level",
-            "focusable",
-        ]
-    ),
+    # The properties the walk reads, and one it does not.
+    st.sampled_from([*get_args(LeanPropertyName), "level"]),
     st.sampled_from([True, False, "true", "false", "mixed", "plaintext", 2]),
     max_size=5,
 )
