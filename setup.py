@@ -4,10 +4,6 @@
 into JSON. It is optional: without a C compiler the install still succeeds and
 ``launch()`` talks JSON over the pipe instead. Set ``KOBROWSER_NO_EXTENSION=1``
 to skip it on purpose.
-
-``kobrowser.snapshot._cwalk`` is the snapshot walk of ``_tree._build`` in C
-(full builds) and the numbering of ``_format`` (``_cnumber.h``); without it the
-Python code runs (see ``kobrowser/snapshot/_native.py``).
 """
 
 from __future__ import annotations
@@ -24,15 +20,6 @@ if os.environ.get("KOBROWSER_NO_EXTENSION") != "1":
             "kobrowser.cdp._cbor",
             sources=["kobrowser/cdp/_cbor.c"],
             optional=True,  # a failed build is a warning; the JSON pipe is the fallback
-            extra_compile_args=flags,
-        )
-    )
-    ext_modules.append(
-        Extension(
-            "kobrowser.snapshot._cwalk",
-            sources=["kobrowser/snapshot/_cwalk.c"],
-            depends=["kobrowser/snapshot/_cnumber.h"],  # included by _cwalk.c
-            optional=True,  # a failed build is a warning; the Python walk is the fallback
             extra_compile_args=flags,
         )
     )

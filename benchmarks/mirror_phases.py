@@ -70,9 +70,9 @@ def _timed_async(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
 
 async def run(steps: int, clickable: bool) -> dict[str, Any]:
     import kobrowser
-    from kobrowser import AXMirrorSettings, _clickable
-    from kobrowser._axmirror import _mirror
-    from kobrowser._tab import _clickwatch, _fetch, _incremental, _snapshotter
+    from kobrowser import AXMirrorSettings
+    from kobrowser._tab import _clickable, _clickwatch, _fetch, _incremental, _snapshotter
+    from kobrowser._tab._axmirror import _mirror
     from kobrowser.cdp import find_chrome
 
     builder = _incremental.IncrementalBuilder

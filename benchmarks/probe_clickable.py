@@ -6,7 +6,7 @@ its session):
 
 ``getFullAXTree``      the snapshot's own AX read, for scale.
 ``captureSnapshot``    ``DOMSnapshot.captureSnapshot`` with the computed cursor
-                       only (what ``kobrowser._clickable`` sends), plus the
+                       only (what ``kobrowser._tab._clickable`` sends), plus the
                        Python time to turn it into the clickable map.
 ``... + DOMRects``     the same with ``includeDOMRects`` (not needed; for the record).
 ``script``             an in-page walk (``getComputedStyle(el).cursor`` and the
@@ -76,7 +76,7 @@ def feed_page(rows: int = FEED_ROWS) -> str:
 
 
 async def probe_tab(tab: Any, rounds: int) -> dict[str, Any]:
-    from kobrowser._clickable import PARAMS, clickable_from_snapshot
+    from kobrowser._tab._clickable import PARAMS, clickable_from_snapshot
 
     session = tab.cdp
     connection = session.connection

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typing as _typing
 
-from ._exceptions import (
+from kobrowser._exceptions import (
     ActionSyntaxError,
     CaptureError,
     CDPError,
@@ -35,18 +35,18 @@ from ._exceptions import (
 )
 
 if _typing.TYPE_CHECKING:
-    from ._axmirror import AXMirrorSettings
-    from ._browser import Browser, BrowserContext, Download, connect, launch
-    from ._devices import Device, devices
-    from ._emulation import Emulation, Geolocation
-    from ._geometry import Box
-    from ._network import ConsoleMessage, PageError, Request, RequestRecord, Route
-    from ._snapshot import Element, Snapshot
-    from ._tab import Dialog, Response, Tab
-    from .actions import Action, Outcome, parse_action, parse_actions
-    from .cdp import CDPEvent, CDPSession, EventStream
-    from .scrape import Scraper, ScrapeResult, scrape
-    from .snapshot import (
+    from kobrowser._browser import Browser, BrowserContext, Download, connect, launch
+    from kobrowser._browser._emulation._devices import Device, devices
+    from kobrowser._browser._emulation._settings import Emulation, Geolocation
+    from kobrowser._tab import Dialog, Response, Tab
+    from kobrowser._tab._axmirror import AXMirrorSettings
+    from kobrowser._tab._capture._geometry import Box
+    from kobrowser._tab._network import ConsoleMessage, PageError, Request, RequestRecord, Route
+    from kobrowser._tab._snapshot import Element, Snapshot
+    from kobrowser.actions import Action, Outcome, parse_action, parse_actions
+    from kobrowser.cdp import CDPEvent, CDPSession, EventStream
+    from kobrowser.scrape import Scraper, ScrapeResult, scrape
+    from kobrowser.snapshot import (
         DiffEntry,
         ParsedSnapshot,
         SnapshotDiff,
@@ -59,26 +59,26 @@ if _typing.TYPE_CHECKING:
 # `ko-browser` client (which only talks to its daemon) starts without loading
 # aiohttp, msgspec or anyio.
 _LAZY = {
-    "AXMirrorSettings": "._axmirror",
+    "AXMirrorSettings": "._tab._axmirror",
     "Browser": "._browser",
     "connect": "._browser",
     "launch": "._browser",
     "BrowserContext": "._browser",
-    "Device": "._devices",
-    "devices": "._devices",
+    "Device": "._browser._emulation._devices",
+    "devices": "._browser._emulation._devices",
     "Dialog": "._tab",
-    "ConsoleMessage": "._network",
-    "PageError": "._network",
-    "Request": "._network",
-    "RequestRecord": "._network",
-    "Route": "._network",
-    "Box": "._geometry",
-    "Emulation": "._emulation",
-    "Geolocation": "._emulation",
+    "ConsoleMessage": "._tab._network",
+    "PageError": "._tab._network",
+    "Request": "._tab._network",
+    "RequestRecord": "._tab._network",
+    "Route": "._tab._network",
+    "Box": "._tab._capture._geometry",
+    "Emulation": "._browser._emulation._settings",
+    "Geolocation": "._browser._emulation._settings",
     "Download": "._browser",
     "Response": "._tab",
-    "Element": "._snapshot",
-    "Snapshot": "._snapshot",
+    "Element": "._tab._snapshot",
+    "Snapshot": "._tab._snapshot",
     "Tab": "._tab",
     "Action": ".actions",
     "Outcome": ".actions",

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import anyio
 
-from ._exceptions import WaitTimeoutError
-from ._validate import seconds
+from kobrowser._exceptions import WaitTimeoutError
+from kobrowser._validate import seconds
 
 __all__ = ["Deadline"]
 

@@ -1,4 +1,4 @@
-# Sourced by scripts/cbor-asan.sh and scripts/cwalk-asan.sh, with one argument:
+# Sourced by scripts/cbor-asan.sh, with one argument:
 # the extension's module path without suffix (kobrowser/cdp/_cbor). Builds that
 # C extension with AddressSanitizer and UndefinedBehaviorSanitizer into a copy
 # of the package in a temporary folder (removed on exit), and exports what the

@@ -87,6 +87,35 @@ def pytest_configure(config: pytest.Config) -> None:
         "and the WebSocket (the `browser` fixture is launched once per transport); "
         "scripts/test.sh --fast leaves out the JSON pipe",
     )
+    config.addinivalue_line(
+        "markers",
+        "browser: the test drives a real Chromium (set on every test that uses a browser "
+        "fixture, and on modules that launch one themselves); -m 'not browser' runs the "
+        "pure suite",
+    )
+
+
+#: Fixtures that start a real Chromium (directly or through one of these): a
+#: test that uses any of them is marked ``browser``.
+BROWSER_FIXTURES = frozenset(
+    {
+        "browser",  # here
+        "open_tab",  # here
+        "snap_html",  # tests/snapshot/conftest.py
+        "tabs_closed",  # tests/mcp_server/conftest.py
+        "endpoint",  # tests/scrape/conftest.py
+        "make_runtime",  # tests/cli/conftest.py: a daemon with its browser
+        "shared_runtime",
+        "runtime",
+        "ko",
+    }
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if BROWSER_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.browser)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

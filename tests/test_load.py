@@ -59,6 +59,7 @@ async def _loop(tab: Tab, server: PageServer, context: int, index: int, done: li
         done.append(token)
 
 
+@pytest.mark.browser
 async def test_many_tabs_in_many_contexts_at_once(server: PageServer) -> None:
     server.set_route("/load-form", _form)
     before = len(anyio.get_running_tasks())

@@ -147,7 +147,7 @@ def test_keys() -> None:
 
 
 def test_keyboard_module_raises_the_argument_error() -> None:
-    from kobrowser._tab._keyboard import parse_combo, resolve_key
+    from kobrowser._validate._keys import parse_combo, resolve_key
 
     with pytest.raises(InvalidArgumentError):
         resolve_key("Nope")

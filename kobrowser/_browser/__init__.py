@@ -12,9 +12,9 @@
 
 from __future__ import annotations
 
-from ._browser import Browser
-from ._context import BrowserContext
-from ._downloads import Download
-from ._launch import connect, launch
+from kobrowser._browser._browser import Browser
+from kobrowser._browser._context import BrowserContext
+from kobrowser._browser._downloads import Download
+from kobrowser._browser._launch import connect, launch
 
 __all__ = ["Browser", "BrowserContext", "Download", "connect", "launch"]

@@ -23,31 +23,38 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.abc
 
-from .._axmirror import AXMirrorSettings, settings_from_env
-from .._concurrency import exit_unwrapped
-from .._deadline import Deadline
-from .._devices import Device
-from .._emulation import Emulation, Geolocation, build_emulation, permission_names
-from .._exceptions import InvalidArgumentError, KoBrowserError, TargetClosedError
-from .._storage import load_state, parse_state, track_origins
-from .._tab import Tab
-from .._validate import check, fail, seconds
-from ..actions import Action, Outcome, execute, to_action
-from ..cdp import ChromeProcess, Connection, open_transport, resolve_endpoint
-from ._context import BrowserContext, context_of
-from ._downloads import Download, Downloads, download_behavior
-from ._targets import TargetTracker
+from kobrowser._browser._context import BrowserContext, context_of
+from kobrowser._browser._downloads import Download, Downloads, download_behavior
+from kobrowser._browser._emulation._devices import Device
+from kobrowser._browser._emulation._settings import (
+    Emulation,
+    Geolocation,
+    build_emulation,
+    permission_names,
+)
+from kobrowser._browser._storage import load_state, parse_state
+from kobrowser._browser._targets import TargetTracker
+from kobrowser._concurrency import exit_unwrapped
+from kobrowser._deadline import Deadline
+from kobrowser._exceptions import InvalidArgumentError, KoBrowserError, TargetClosedError
+from kobrowser._tab import Tab
+from kobrowser._tab._axmirror import AXMirrorSettings, settings_from_env
+from kobrowser._tab._execute import execute
+from kobrowser._tab._origins import track_origins
+from kobrowser._validate import check, fail, seconds
+from kobrowser.actions import Action, Outcome, to_action
+from kobrowser.cdp import ChromeProcess, Connection, open_transport, resolve_endpoint
 
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from .._network import RequestRecord, RouteHandler, RoutePattern
-    from .._snapshot import Element, Snapshot
-    from .._tab import Response
-    from .._tab._pagestate import LoadState
-    from .._tab._waits import SelectorState, URLPattern
-    from ..cdp import CDPSession
-    from ..cdp._events import TargetInfo
+    from kobrowser._tab import Response
+    from kobrowser._tab._network import RequestRecord, RouteHandler, RoutePattern
+    from kobrowser._tab._pagestate import LoadState
+    from kobrowser._tab._snapshot import Element, Snapshot
+    from kobrowser._tab._waits import SelectorState, URLPattern
+    from kobrowser.cdp import CDPSession
+    from kobrowser.cdp._events import TargetInfo
 
 __all__ = ["SNAPSHOT_LIMIT", "Browser"]
 
@@ -248,7 +255,7 @@ class Browser:
         opener = self._targets.get(info.openerId) if info.openerId else None
         if opener is not None:  # a popup starts with its opener's routes
             tab._net.routes.add(opener._net.routes.entries)
-        track_origins(session, lambda: context_of(self, tab._context_id))
+        track_origins(session, lambda origin: context_of(self, tab._context_id).note_origin(origin))
         return tab
 
     def _release(self, session_id: str) -> None:
@@ -575,7 +582,20 @@ class Browser:
         sent is not undone.
         """
         check(timeout=timeout)
-        return await execute(self, to_action(action), timeout=timeout)
+        return await execute(
+            lambda: self.current_tab,
+            to_action(action),
+            timeout=timeout,
+            switch_tab=self._switch_to_number,
+        )
+
+    async def _switch_to_number(self, number: int) -> str:
+        """``tab N`` of the action grammar: make the Nth tab (1-based) current."""
+        tabs = self.tabs
+        if not 1 <= number <= len(tabs):
+            raise KoBrowserError(f"no tab {number}: there are {len(tabs)} tab(s)")
+        await self.switch_to(tabs[number - 1])
+        return f"switched to tab {number}"
 
     # -- the current tab's methods (Tab's signatures; see Tab for each) --------
 

@@ -11,23 +11,28 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .._cookies import cookie_params, filter_cookies, from_cdp, key_of, urls_list
-from .._devices import Device
-from .._emulating import ContextEmulation
-from .._emulation import Emulation, Geolocation, build_emulation
-from .._exceptions import InvalidArgumentError, KoBrowserError, ProtocolError, TargetClosedError
-from .._network import RouteTable, block_entries, route_entry
-from .._storage import load_state, parse_state, read_state
-from .._validate import check
-from ._downloads import download_behavior
+from kobrowser._browser._cookies import cookie_params, filter_cookies, from_cdp, key_of, urls_list
+from kobrowser._browser._downloads import download_behavior
+from kobrowser._browser._emulation._calls import ContextEmulation
+from kobrowser._browser._emulation._devices import Device
+from kobrowser._browser._emulation._settings import Emulation, Geolocation, build_emulation
+from kobrowser._browser._storage import load_state, parse_state, read_state
+from kobrowser._exceptions import (
+    InvalidArgumentError,
+    KoBrowserError,
+    ProtocolError,
+    TargetClosedError,
+)
+from kobrowser._tab._network import RouteTable, block_entries, route_entry
+from kobrowser._validate import check
 
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from .._network import RouteHandler, RoutePattern
-    from .._tab import Tab
-    from .._tab._pagestate import LoadState
-    from ._browser import Browser
+    from kobrowser._browser._browser import Browser
+    from kobrowser._tab import Tab
+    from kobrowser._tab._network import RouteHandler, RoutePattern
+    from kobrowser._tab._pagestate import LoadState
 
 __all__ = ["BrowserContext", "context_of"]
 
@@ -269,8 +274,12 @@ class BrowserContext:
         parsed = await parse_state(state)
         self._check_open()
         for origin in parsed.origins:
-            self._origins[origin] = None
+            self.note_origin(origin)
         await load_state(self, parsed, self._browser.timeout if timeout is None else timeout)
+
+    def note_origin(self, origin: str) -> None:
+        """Remember an http(s) origin a frame of this context showed (for the storage state)."""
+        self._origins[origin] = None
 
     # -- emulation -----------------------------------------------------------------
 

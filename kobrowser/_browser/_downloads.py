@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 import msgspec
 
-from .._exceptions import DownloadError, WaitTimeoutError
-from .._validate import check
+from kobrowser._exceptions import DownloadError, WaitTimeoutError
+from kobrowser._validate import check
 
 if TYPE_CHECKING:
-    from .._tab import Tab
-    from ..cdp import CDPSession
-    from ._browser import Browser
+    from kobrowser._browser._browser import Browser
+    from kobrowser._tab import Tab
+    from kobrowser.cdp import CDPSession
 
 __all__ = ["Download", "Downloads"]
 

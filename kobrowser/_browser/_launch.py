@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from .._validate import connect_options, launch_options
-from ..cdp import ChromeProcess, find_chrome
-from ._browser import Browser
+from kobrowser._browser._browser import Browser
+from kobrowser._validate import connect_options, launch_options
+from kobrowser.cdp import ChromeProcess, find_chrome
 
 __all__ = ["connect", "launch"]
 

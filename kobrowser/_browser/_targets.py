@@ -19,8 +19,8 @@ from typing import Any, Generic, Protocol, TypeVar
 import anyio
 import msgspec
 
-from .._exceptions import KoBrowserError, TargetClosedError, WaitTimeoutError
-from ..cdp._events import ATTACHED, DETACHED, TargetInfo
+from kobrowser._exceptions import KoBrowserError, TargetClosedError, WaitTimeoutError
+from kobrowser.cdp._events import ATTACHED, DETACHED, TargetInfo
 
 __all__ = ["TargetTracker", "TrackedTab"]
 

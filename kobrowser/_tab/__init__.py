@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ._dialogs import Dialog
-from ._pagestate import Response
-from ._tab import Tab
+from kobrowser._tab._dialogs import Dialog
+from kobrowser._tab._pagestate import Response
+from kobrowser._tab._tab import Tab
 
 __all__ = ["Dialog", "Response", "Tab"]

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from ._resolve import Target, resolve
+from kobrowser._tab._resolve import Target, resolve
 
 if TYPE_CHECKING:
-    from .._deadline import Deadline
-    from ..cdp import CDPSession
-    from ._input import Mouse
-    from ._snapshotter import Snapshotter
+    from kobrowser._deadline import Deadline
+    from kobrowser._tab._input import Mouse
+    from kobrowser._tab._snapshotter import Snapshotter
+    from kobrowser.cdp import CDPSession
 
 __all__ = ["ActionContext", "left"]
 

@@ -2,8 +2,8 @@
 
 A mirrored snapshot (docs/ax-mirror.md) of a large page spends most of its
 time on the clickable map: ``DOMSnapshot.captureSnapshot`` of the whole DOM
-(kobrowser/_clickable.py). :class:`ClickWatch` keeps the page session's last
-map and a :class:`~kobrowser._clickable.ClickableIndex` of it, and a watcher
+(kobrowser/_tab/_clickable.py). :class:`ClickWatch` keeps the page session's last
+map and a :class:`~kobrowser._tab._clickable.ClickableIndex` of it, and a watcher
 in the page, in an isolated world (the page's own scripts cannot see it): a
 ``MutationObserver`` over the document and capture listeners on ``window``.
 Before each snapshot one ``Runtime.evaluate`` asks the watcher what changed:
@@ -13,7 +13,7 @@ Before each snapshot one ``Runtime.evaluate`` asks the watcher what changed:
   ``textContent = ...``) and characters changed: the map changes only for
   those text nodes; the watcher hands over each changed node and its text
   children, ``DOM.describeNode`` gives their backend ids, and the index
-  updates the map (:meth:`~kobrowser._clickable.ClickableIndex.update_texts`);
+  updates the map (:meth:`~kobrowser._tab._clickable.ClickableIndex.update_texts`);
 * an ``aria-*`` or ``data-*`` attribute that no selector of a readable sheet
   names (and no ``attr()`` anywhere): nothing, as above (the map depends on
   listeners, cursors and layout boxes, which such an attribute cannot reach);
@@ -48,17 +48,17 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
-from .._clickable import clickable_nodes
-from .._exceptions import (
+from kobrowser._exceptions import (
     ConnectionClosedError,
     KoBrowserError,
     ProtocolError,
     TargetClosedError,
 )
+from kobrowser._tab._clickable import clickable_nodes
 
 if TYPE_CHECKING:
-    from .._clickable import ClickableIndex, ClickableMaps
-    from ..cdp import BatchCall, CDPSession
+    from kobrowser._tab._clickable import ClickableIndex, ClickableMaps
+    from kobrowser.cdp import BatchCall, CDPSession
 
 __all__ = ["FULL_EVERY", "WORLD", "ClickWatch"]
 

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 import msgspec
 
-from .._exceptions import KoBrowserError, ProtocolError
-from .._validate import check
+from kobrowser._exceptions import KoBrowserError, ProtocolError
+from kobrowser._validate import check
 
 if TYPE_CHECKING:
-    from .._deadline import Deadline
-    from ..cdp import CDPSession
+    from kobrowser._deadline import Deadline
+    from kobrowser.cdp import CDPSession
 
 __all__ = ["Dialog", "DialogHandler", "Dialogs"]
 

@@ -7,7 +7,7 @@ the AX trees of same-process child frames (``frameId`` on the same session)
 and, once per frame, the ``<iframe>`` element that owns each frame
 (``DOM.getFrameOwner`` on the parent's session). A frame that fails, detaches
 or times out becomes ``None`` (an empty ``iframe`` line); only a failure of
-the top document fails the snapshot. With a :class:`~kobrowser._clickable.ClickableMaps`
+the top document fails the snapshot. With a :class:`~kobrowser._tab._clickable.ClickableMaps`
 each session's clickable map is asked for in the same batch, and every frame
 the session serves is built with it. A snapshot's ``selector`` scope is
 resolved by :func:`~._scope.resolve_scope` (re-exported here).
@@ -22,16 +22,16 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from .._exceptions import KoBrowserError, SnapshotTooLargeError
-from ..cdp import LeanAXDecode
-from ..cdp._calls import unexpected_answer
-from ..snapshot._ax import AXNode, decode_snapshot_nodes
-from ..snapshot._tree import FrameAX, prebuild_frame
-from ._scope import resolve_scope
+from kobrowser._exceptions import KoBrowserError, SnapshotTooLargeError
+from kobrowser._tab._scope import resolve_scope
+from kobrowser.cdp import LeanAXDecode
+from kobrowser.cdp._calls import unexpected_answer
+from kobrowser.snapshot._ax import AXNode, decode_snapshot_nodes
+from kobrowser.snapshot._tree import FrameAX, prebuild_frame
 
 if TYPE_CHECKING:
-    from .._clickable import ClickableMaps
-    from ..cdp import BatchCall, CDPSession, Decode
+    from kobrowser._tab._clickable import ClickableMaps
+    from kobrowser.cdp import BatchCall, CDPSession, Decode
 
 __all__ = ["FetchCache", "FetchedFrames", "FrameDocument", "fetch_frames", "resolve_scope"]
 

@@ -9,21 +9,21 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from .._exceptions import (
+from kobrowser._exceptions import (
     InvalidArgumentError,
     NotInteractableError,
     ProtocolError,
     WrongElementKindError,
 )
-from .._validate import existing_files
-from . import _scripts
-from ._acting import ActionContext, left
-from ._input import press_combo, type_text
-from ._pointer import click
-from ._resolve import Target, call, locate, object_id_of
+from kobrowser._tab import _scripts
+from kobrowser._tab._acting import ActionContext, left
+from kobrowser._tab._input import press_combo, type_text
+from kobrowser._tab._pointer import click
+from kobrowser._tab._resolve import Target, call, locate, object_id_of
+from kobrowser._validate import existing_files
 
 if TYPE_CHECKING:
-    from .._deadline import Deadline
+    from kobrowser._deadline import Deadline
 
 __all__ = ["check", "fill", "focus", "press", "select", "type_into", "uncheck", "upload"]
 

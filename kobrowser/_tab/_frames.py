@@ -22,9 +22,9 @@ from typing import Any
 import anyio
 import msgspec
 
-from .._exceptions import KoBrowserError
-from ..cdp import CDPSession
-from ..cdp._events import ATTACHED, DETACHED
+from kobrowser._exceptions import KoBrowserError
+from kobrowser.cdp import CDPSession
+from kobrowser.cdp._events import ATTACHED, DETACHED
 
 __all__ = ["AUTO_ATTACH", "FrameRegistry", "FrameSession"]
 

@@ -1,6 +1,6 @@
 """Mirrored snapshots built incrementally: only the changed subtrees are walked again.
 
-The AX mirror (``kobrowser/_axmirror``) answers each snapshot of a large
+The AX mirror (``kobrowser/_tab/_axmirror``) answers each snapshot of a large
 page with the top document's nodes and the ids of the nodes whose subtree
 changed since its previous answer. :class:`IncrementalBuilder` keeps the
 top document's :class:`~kobrowser.snapshot._memo.BuildMemo` from one
@@ -18,16 +18,16 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..snapshot import build_tree
-from ..snapshot._filter import FilterCache
-from ..snapshot._format import FormatCache
-from ..snapshot._memo import BuildMemo
+from kobrowser.snapshot import build_tree
+from kobrowser.snapshot._filter import FilterCache
+from kobrowser.snapshot._format import FormatCache
+from kobrowser.snapshot._memo import BuildMemo
 
 if TYPE_CHECKING:
-    from .._axmirror import MirrorAnswer
-    from .._snapshot import Element
-    from ..snapshot import FrameAX, Node
-    from ._fetch import FrameDocument
+    from kobrowser._tab._axmirror import MirrorAnswer
+    from kobrowser._tab._fetch import FrameDocument
+    from kobrowser._tab._snapshot import Element
+    from kobrowser.snapshot import FrameAX, Node
 
 __all__ = ["IncrementalBuilder", "compare_numbered"]
 

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ._keyboard import MODIFIER_BITS, KeyDef, key_for_char, parse_combo, resolve_key
+from kobrowser._validate._keys import MODIFIER_BITS, KeyDef, key_for_char, parse_combo, resolve_key
 
 if TYPE_CHECKING:
-    from ..cdp import CDPSession
+    from kobrowser.cdp import CDPSession
 
 __all__ = ["Mouse", "modifier_mask", "press_combo", "type_text"]
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from .._exceptions import NavigationError, ProtocolError
-from ._pagestate import LoadState, PageState, Response
+from kobrowser._exceptions import NavigationError, ProtocolError
+from kobrowser._tab._pagestate import LoadState, PageState, Response
 
 if TYPE_CHECKING:
-    from .._deadline import Deadline
-    from ..cdp import CDPSession
-    from ._waits import Waiter
+    from kobrowser._deadline import Deadline
+    from kobrowser._tab._waits import Waiter
+    from kobrowser.cdp import CDPSession
 
 __all__ = ["Navigator"]
 

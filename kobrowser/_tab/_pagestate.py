@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 import msgspec
 
-from ..cdp._events import ATTACHED, DETACHED
+from kobrowser.cdp._events import ATTACHED, DETACHED
 
 if TYPE_CHECKING:
-    from ..cdp import CDPSession
+    from kobrowser.cdp import CDPSession
 
 __all__ = ["LOAD_STATES", "NETWORK_IDLE_S", "LoadState", "PageState", "Response"]
 

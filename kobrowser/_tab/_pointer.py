@@ -18,19 +18,19 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import anyio
 
-from .._exceptions import (
+from kobrowser._exceptions import (
     KoBrowserError,
     NotInteractableError,
     ProtocolError,
     TargetClosedError,
 )
-from . import _scripts
-from ._acting import ActionContext, left
-from ._input import modifier_mask
-from ._resolve import Target, call, locate, object_id_of
+from kobrowser._tab import _scripts
+from kobrowser._tab._acting import ActionContext, left
+from kobrowser._tab._input import modifier_mask
+from kobrowser._tab._resolve import Target, call, locate, object_id_of
 
 if TYPE_CHECKING:
-    from .._deadline import Deadline
+    from kobrowser._deadline import Deadline
 
 __all__ = ["GUARD_MS", "click", "dblclick", "drag", "hover", "scroll", "scroll_into_view"]
 

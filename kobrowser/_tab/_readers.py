@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._exceptions import WrongElementKindError
-from . import _scripts
-from ._acting import ActionContext, left
-from ._resolve import Target, call, locate
+from kobrowser._exceptions import WrongElementKindError
+from kobrowser._tab import _scripts
+from kobrowser._tab._acting import ActionContext, left
+from kobrowser._tab._resolve import Target, call, locate
 
 if TYPE_CHECKING:
-    from .._deadline import Deadline
+    from kobrowser._deadline import Deadline
 
 __all__ = ["attr", "box", "html", "is_checked", "is_enabled", "is_visible", "text", "value"]
 

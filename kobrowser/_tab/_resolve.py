@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import msgspec
 
-from .._concurrency import gather
-from .._exceptions import (
+from kobrowser._concurrency import gather
+from kobrowser._exceptions import (
     CDPTimeoutError,
     KoBrowserError,
     NoSnapshotError,
@@ -31,15 +31,15 @@ from .._exceptions import (
     TargetClosedError,
     UnknownElementError,
 )
-from .._validate import element_id as check_id
-from ..snapshot._roles import role_info
-from . import _scripts
-from ._runtime import runtime_value
+from kobrowser._tab import _scripts
+from kobrowser._tab._runtime import runtime_value
+from kobrowser._validate import element_id as check_id
+from kobrowser.snapshot._roles import role_info
 
 if TYPE_CHECKING:
-    from .._deadline import Deadline
-    from .._snapshot import Element, Snapshot
-    from ..cdp import CDPSession
+    from kobrowser._deadline import Deadline
+    from kobrowser._tab._snapshot import Element, Snapshot
+    from kobrowser.cdp import CDPSession
 
 __all__ = ["Target", "call", "describe_cover", "locate", "object_id_of", "resolve"]
 

@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from .._exceptions import JavaScriptError
+from kobrowser._exceptions import JavaScriptError
 
 __all__ = ["error_from_stack", "javascript_error", "runtime_value"]
 

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 import anyio
 import msgspec
 
-from .._exceptions import InvalidSelectorError, KoBrowserError
+from kobrowser._exceptions import InvalidSelectorError, KoBrowserError
 
 if TYPE_CHECKING:
-    from ..cdp import CDPSession
+    from kobrowser.cdp import CDPSession
 
 __all__ = ["resolve_scope"]
 

@@ -4,7 +4,7 @@ The :class:`Snapshotter` owns the per-tab snapshot state: the latest
 :class:`~kobrowser.Snapshot` (its ids are the ones actions use) and the
 :class:`~kobrowser._tab._fetch.FetchCache` (frame trees, same-process child
 frames and ``<iframe>`` owners kept between snapshots), and the tab's
-:class:`~kobrowser._axmirror.TabMirror`: the top document's nodes come from
+:class:`~kobrowser._tab._axmirror.TabMirror`: the top document's nodes come from
 it when it has them, and so do out-of-process frames' documents from
 their own mirrors (see docs/ax-mirror.md).
 """
@@ -15,23 +15,23 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from .._clickable import ClickableMaps
-from .._concurrency import gather, unwrapping
-from .._snapshot import Element, Snapshot, number_snapshot
-from ..snapshot import build_tree, filter_tree
-from ..snapshot._ax import gc_paused, raw_name
-from ._clickwatch import ClickWatch
-from ._fetch import FetchCache, fetch_frames, resolve_scope
-from ._incremental import IncrementalBuilder, compare_numbered
+from kobrowser._concurrency import gather, unwrapping
+from kobrowser._tab._clickable import ClickableMaps
+from kobrowser._tab._clickwatch import ClickWatch
+from kobrowser._tab._fetch import FetchCache, fetch_frames, resolve_scope
+from kobrowser._tab._incremental import IncrementalBuilder, compare_numbered
+from kobrowser._tab._snapshot import Element, Snapshot, number_snapshot
+from kobrowser.snapshot import build_tree, filter_tree
+from kobrowser.snapshot._ax import gc_paused, raw_name
 
 if TYPE_CHECKING:
-    from .._axmirror import MirrorAnswer, TabMirror
-    from ..cdp import CDPSession
-    from ..snapshot import AXNode, Node
-    from ..snapshot._filter import FilterCache
-    from ..snapshot._format import FormatCache
-    from ._fetch import FetchedFrames
-    from ._frames import FrameRegistry
+    from kobrowser._tab._axmirror import MirrorAnswer, TabMirror
+    from kobrowser._tab._fetch import FetchedFrames
+    from kobrowser._tab._frames import FrameRegistry
+    from kobrowser.cdp import CDPSession
+    from kobrowser.snapshot import AXNode, Node
+    from kobrowser.snapshot._filter import FilterCache
+    from kobrowser.snapshot._format import FormatCache
 
 __all__ = ["Snapshotter"]
 

@@ -6,7 +6,7 @@ are owned by the tab and never reach into each other:
 * :class:`~._pagestate.PageState`: URL, load states, network, from events;
 * :class:`~._frames.FrameRegistry`: the out-of-process frames' sessions;
 * :class:`~._dialogs.Dialogs`: the page's JavaScript dialogs;
-* :class:`~kobrowser._network.TabNetwork`: routes, the request log, console
+* :class:`~kobrowser._tab._network.TabNetwork`: routes, the request log, console
   messages and page errors over the page and its frames' sessions;
 * :class:`~._snapshotter.Snapshotter`: snapshots, the latest one and the
   fetch caches;
@@ -27,30 +27,43 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import msgspec
 
-from .. import _capture, _validate
-from .._axmirror import TabMirror
-from .._deadline import Deadline
-from .._exceptions import InvalidArgumentError, KoBrowserError, ProtocolError, TargetClosedError
-from .._network import RouteTable, TabNetwork, block_entries, route_entry
-from .._storage import track_origins
-from ..actions import Action, Outcome, execute, to_action
-from ..snapshot._find import find_nodes
-from . import _forms, _pointer, _readers
-from ._acting import ActionContext
-from ._dialogs import Dialog, DialogHandler, Dialogs
-from ._frames import AUTO_ATTACH, FrameRegistry
-from ._input import Mouse
-from ._navigation import Navigator
-from ._pagestate import LoadState, PageState, Response
-from ._runtime import runtime_value
-from ._snapshotter import Snapshotter
-from ._waits import SelectorState, URLPattern, Waiter
+from kobrowser import _validate
+from kobrowser._deadline import Deadline
+from kobrowser._exceptions import (
+    InvalidArgumentError,
+    KoBrowserError,
+    ProtocolError,
+    TargetClosedError,
+)
+from kobrowser._tab import _forms, _pointer, _readers
+from kobrowser._tab._acting import ActionContext
+from kobrowser._tab._axmirror import TabMirror
+from kobrowser._tab._capture import _screenshot as _capture
+from kobrowser._tab._dialogs import Dialog, DialogHandler, Dialogs
+from kobrowser._tab._execute import execute
+from kobrowser._tab._frames import AUTO_ATTACH, FrameRegistry
+from kobrowser._tab._input import Mouse
+from kobrowser._tab._navigation import Navigator
+from kobrowser._tab._network import RouteTable, TabNetwork, block_entries, route_entry
+from kobrowser._tab._origins import track_origins
+from kobrowser._tab._pagestate import LoadState, PageState, Response
+from kobrowser._tab._runtime import runtime_value
+from kobrowser._tab._snapshotter import Snapshotter
+from kobrowser._tab._waits import SelectorState, URLPattern, Waiter
+from kobrowser.actions import Action, Outcome, to_action
+from kobrowser.snapshot._find import find_nodes
 
 if TYPE_CHECKING:
-    from .._browser import Browser, BrowserContext
-    from .._network import ConsoleMessage, PageError, RequestRecord, RouteHandler, RoutePattern
-    from .._snapshot import Element, Snapshot
-    from ..cdp import CDPSession
+    from kobrowser._browser import Browser, BrowserContext
+    from kobrowser._tab._network import (
+        ConsoleMessage,
+        PageError,
+        RequestRecord,
+        RouteHandler,
+        RoutePattern,
+    )
+    from kobrowser._tab._snapshot import Element, Snapshot
+    from kobrowser.cdp import CDPSession
 
 __all__ = ["Tab"]
 
@@ -137,18 +150,18 @@ class Tab:
                 page.mark(loader, "load" if state == "complete" else "domcontentloaded")
 
     def _frame_emulation(self, session: CDPSession) -> list[tuple[str, dict[str, Any] | None]]:
-        from .._browser._context import context_of
+        from kobrowser._browser._context import context_of
 
         return list(context_of(self._browser, self._context_id)._emulation.frame_calls())
 
     def _context_routes(self) -> RouteTable:
-        from .._browser._context import context_of
+        from kobrowser._browser._context import context_of
 
         return context_of(self._browser, self._context_id)._routes
 
     def _on_frame_attached(self, session: CDPSession) -> None:
         context = self.context or self._browser.default_context
-        track_origins(session, lambda: context)
+        track_origins(session, context.note_origin)
 
         # Network and the context's emulation are enabled by the frame's
         # set-up, before the frame runs (see _frame_emulation, TabNetwork).
@@ -399,7 +412,7 @@ class Tab:
         sent is not undone.
         """
         _validate.check(timeout=timeout)
-        return await execute(self, to_action(action), timeout=timeout)
+        return await execute(lambda: self, to_action(action), timeout=timeout)
 
     # -- navigation ------------------------------------------------------
 

@@ -19,18 +19,18 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .._exceptions import (
+from kobrowser._exceptions import (
     InvalidSelectorError,
     ProtocolError,
     TargetClosedError,
     WaitTimeoutError,
 )
-from ._pagestate import NETWORK_IDLE_S, LoadState, PageState
-from ._runtime import error_from_stack, javascript_error
+from kobrowser._tab._pagestate import NETWORK_IDLE_S, LoadState, PageState
+from kobrowser._tab._runtime import error_from_stack, javascript_error
 
 if TYPE_CHECKING:
-    from .._deadline import Deadline
-    from ..cdp import CDPSession
+    from kobrowser._deadline import Deadline
+    from kobrowser.cdp import CDPSession
 
 __all__ = ["SelectorState", "URLPattern", "Waiter", "glob_to_regex"]
 

@@ -1,4 +1,4 @@
-"""The action grammar (``click 5``, ``fill 3 "hi"``) and its executor.
+"""The action grammar (``click 5``, ``fill 3 "hi"``) and what running one did.
 
 One action a line, the same words as the CLI::
 
@@ -9,22 +9,21 @@ One action a line, the same words as the CLI::
 
 Strings are double-quoted with ``\\"``, ``\\\\`` and ``\\n`` escapes.
 
-Layers: the grammar (``_types``: one msgspec Struct per verb whose ``str()``
-is the canonical line; ``_parse`` and ``_json``: the tolerant reader) is pure
-and imports nothing of the browser. The executor (``_execute``) runs an
-action through the public methods of :class:`~kobrowser.Tab` and
-:class:`~kobrowser.Browser` only. Both are library code: ``Tab.do`` uses the
-executor, and the faces (the agent loop in :mod:`kobrowser.agent`, the CLI's
-``batch`` command, the MCP batch tool) use the grammar and the executor,
-never the other way round.
+The package is pure and imports nothing of the browser: the grammar
+(``_types``: one msgspec Struct per verb whose ``str()`` is the canonical
+line; ``_parse`` and ``_json``: the tolerant reader) and the
+:class:`Outcome` of running one (``_outcome``). The executor is the tab's
+(``kobrowser._tab._execute``): ``Tab.do`` and ``Browser.do`` run an action,
+and the faces (the agent loop, the CLI's ``batch`` command, the MCP batch
+tool) call those, never the executor itself.
 """
 
 from __future__ import annotations
 
-from ._execute import Outcome, execute, normalize_url, to_action
-from ._json import from_json
-from ._parse import parse_action, parse_actions
-from ._types import (
+from kobrowser.actions._json import from_json
+from kobrowser.actions._outcome import Outcome, normalize_url, to_action
+from kobrowser.actions._parse import parse_action, parse_actions
+from kobrowser.actions._types import (
     ACTION_TYPES,
     USAGE,
     VERBS,
@@ -74,7 +73,6 @@ __all__ = [
     "Type",
     "Uncheck",
     "Wait",
-    "execute",
     "from_json",
     "normalize_url",
     "parse_action",

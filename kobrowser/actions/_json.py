@@ -20,7 +20,7 @@ import difflib
 import json
 from typing import Any
 
-from ._types import (
+from kobrowser.actions._types import (
     DIRECTIONS,
     USAGE,
     VERBS,

@@ -23,10 +23,10 @@ import json
 import re
 from typing import NamedTuple
 
-from .._exceptions import ActionSyntaxError
-from .._validate import fail
-from ._json import ALIASES, from_json, unknown_verb
-from ._types import (
+from kobrowser._exceptions import ActionSyntaxError
+from kobrowser._validate import fail
+from kobrowser.actions._json import ALIASES, from_json, unknown_verb
+from kobrowser.actions._types import (
     DIRECTIONS,
     USAGE,
     VERBS,

@@ -13,7 +13,7 @@ from typing import ClassVar, Literal
 
 import msgspec
 
-from .._validate import element_id, fail, whole
+from kobrowser._validate import element_id, fail, whole
 
 __all__ = [
     "ACTION_TYPES",

@@ -18,9 +18,9 @@ module imports it.
 
 from __future__ import annotations
 
-from ._loop import Agent, AgentResult, Step
-from ._models import ChatModel, Message, OpenAIChat, Reply, ScriptedModel
-from ._prompt import build_messages, outcome_text, system_prompt, token_counter
+from kobrowser.agent._loop import Agent, AgentResult, Step
+from kobrowser.agent._models import ChatModel, Message, OpenAIChat, Reply, ScriptedModel
+from kobrowser.agent._prompt import build_messages, outcome_text, system_prompt, token_counter
 
 __all__ = [
     "Agent",

@@ -37,15 +37,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from .._exceptions import ActionSyntaxError, ModelError, WaitTimeoutError
-from ..actions import Action, Done, Outcome, execute, parse_actions
-from ._models import ChatModel
-from ._prompt import build_messages, outcome_text, token_counter
+from kobrowser._exceptions import ActionSyntaxError, ModelError, WaitTimeoutError
+from kobrowser.actions import Action, Done, Outcome, parse_actions
+from kobrowser.agent._models import ChatModel
+from kobrowser.agent._prompt import build_messages, outcome_text, token_counter
 
 if TYPE_CHECKING:
-    from .._browser import Browser
-    from .._snapshot import Element, Snapshot
-    from .._tab import Tab
+    from kobrowser._browser import Browser
+    from kobrowser._tab import Tab
+    from kobrowser._tab._snapshot import Element, Snapshot
 
 __all__ = ["Agent", "AgentResult", "Step"]
 
@@ -279,7 +279,7 @@ class Agent:
     # -- one step --------------------------------------------------------------
 
     def _tab(self) -> Tab:
-        from .._browser import Browser
+        from kobrowser._browser import Browser
 
         target = self.target
         return target.current_tab if isinstance(target, Browser) else target
@@ -291,7 +291,7 @@ class Agent:
         return await tab.snapshot(interactive=self.interactive)
 
     def _tabs(self) -> tuple[list[str], int]:
-        from .._browser import Browser
+        from kobrowser._browser import Browser
 
         if not isinstance(self.target, Browser):
             return [], 0
@@ -383,7 +383,7 @@ class Agent:
                 error="UnknownElementError",
                 message=f"there is no element {element} in the snapshot ({ids})",
             )
-        return await execute(self.target, action, timeout=self.timeout)
+        return await self.target.do(action, timeout=self.timeout)
 
     def _changed(self, seen: Snapshot, now: Snapshot, action: Action, tab_seen: Tab) -> str:
         """Why ``action`` must not run on the page as it is ``now`` ("" when it may)."""

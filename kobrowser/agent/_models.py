@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator
 from types import TracebackType
 from typing import Any, Literal, Protocol, TypedDict
 
-from .._exceptions import ModelError
+from kobrowser._exceptions import ModelError
 
 __all__ = ["ChatModel", "Message", "OpenAIChat", "Reply", "ScriptedModel"]
 

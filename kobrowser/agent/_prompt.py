@@ -36,15 +36,27 @@ Example (a second step)::
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from ..actions import USAGE, Outcome
-from ._models import Message
+from kobrowser.actions import USAGE, Outcome
+from kobrowser.agent._models import Message
 
-if TYPE_CHECKING:
-    from ._loop import Step
 
 __all__ = ["build_messages", "outcome_text", "system_prompt", "token_counter"]
+
+
+class Step(Protocol):
+    """What the prompt reads of a past step (:class:`kobrowser.agent.Step`)."""
+
+    @property
+    def number(self) -> int: ...
+
+    @property
+    def error(self) -> str | None: ...
+
+    @property
+    def outcomes(self) -> Sequence[Outcome]: ...
+
 
 _NOTES = {
     "fill": "replace the field's text",

@@ -11,7 +11,7 @@ which (``"pipe-cbor"``, ``"pipe-json"`` or ``"websocket"``).
 
 from __future__ import annotations
 
-from ._connection import (
+from kobrowser.cdp._connection import (
     BatchCall,
     ClickableMapDecode,
     Connection,
@@ -19,11 +19,17 @@ from ._connection import (
     LeanAXDecode,
     LeanClickableDecode,
 )
-from ._launcher import TRANSPORTS, ChromeProcess, choose_transport, find_chrome, resolve_endpoint
-from ._pipe import PipeTransport, cbor_codec
-from ._profiles import sweep_stale_profiles
-from ._session import CDPEvent, CDPSession, EventStream
-from ._transport import AiohttpTransport, Transport, WsprotoTransport, open_transport
+from kobrowser.cdp._launcher import (
+    TRANSPORTS,
+    ChromeProcess,
+    choose_transport,
+    find_chrome,
+    resolve_endpoint,
+)
+from kobrowser.cdp._pipe import PipeTransport, cbor_codec
+from kobrowser.cdp._profiles import sweep_stale_profiles
+from kobrowser.cdp._session import CDPEvent, CDPSession, EventStream
+from kobrowser.cdp._transport import AiohttpTransport, Transport, WsprotoTransport, open_transport
 
 __all__ = [
     "TRANSPORTS",

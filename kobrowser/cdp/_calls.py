@@ -18,8 +18,8 @@ from typing import Any
 import anyio
 import msgspec
 
-from .._exceptions import CDPTimeoutError, KoBrowserError
-from ._session import CDPSession
+from kobrowser._exceptions import CDPTimeoutError, KoBrowserError
+from kobrowser.cdp._session import CDPSession
 
 __all__ = [
     "EMPTY",
@@ -81,7 +81,7 @@ class LeanAXDecode(_LeanDecode):
 
 class LeanClickableDecode(_LeanDecode):
     """A :meth:`Connection.call_many` decoder of a ``DOMSnapshot.captureSnapshot``
-    result taken for the clickable map (``kobrowser._clickable``).
+    result taken for the clickable map (``kobrowser._tab._clickable``).
 
     Marks the call so that the CBOR pipe hands it a lean result: each
     document keeps only its nodes and layout, and those only the arrays the
@@ -102,7 +102,7 @@ class ClickableMapDecode(_LeanDecode):
     the clickable map the native codec computes from it (``clickable_map``
     in ``_cbor.c``): ``{"clickableMap":[backend, target, ...]}``. On other
     transports the decoder gets the whole result and must compute the map
-    itself (``kobrowser._clickable.clickable_from_snapshot`` takes either).
+    itself (``kobrowser._tab._clickable.clickable_from_snapshot`` takes either).
     """
 
     __slots__ = ()

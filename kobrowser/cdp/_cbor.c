@@ -50,7 +50,7 @@
  *       CLICKABLE_SECTION_KEYS. The rest (text boxes, bounds as doubles,
  *       attributes, node values) is stepped over, as above. Both tuples are
  *       module attributes, so a test can hold them against the decoder's
- *       structs (kobrowser/_clickable.py).
+ *       structs (kobrowser/_tab/_clickable.py).
  *
  *   to_json(buffer, lean, lean_clickable, clickable_map) -> bytes
  *       Also: when the top-level "id" is in the set ``clickable_map``, it is
@@ -471,7 +471,7 @@ static const char *const LEAN_NODE_DROP[] = {"sources", "chromeRole", "parentId"
                                              "frameId", "description", NULL};
 
 /* Keys a lean clickable map keeps: in a document, and in a map inside one
- * (the fields of _Document, _Nodes and _Layout in kobrowser/_clickable.py). */
+ * (the fields of _Document, _Nodes and _Layout in kobrowser/_tab/_clickable.py). */
 static const char *const CLICKABLE_DOCUMENT_KEYS[] = {"nodes", "layout", NULL};
 static const char *const CLICKABLE_SECTION_KEYS[] = {"parentIndex", "nodeType", "nodeName",
     "backendNodeId", "isClickable", "shadowRootType", "nodeIndex", "styles", NULL};
@@ -578,9 +578,9 @@ static void note_node_key(Dec *d, const uint8_t *name, Py_ssize_t name_len, cons
 /*
  * A result whose call id is in the set ``clickable_map`` is not transcoded:
  * it is read as a DOMSnapshot.captureSnapshot answer taken with the cursor
- * as its only computed style (kobrowser/_clickable.py, PARAMS), and written
+ * as its only computed style (kobrowser/_tab/_clickable.py, PARAMS), and written
  * as {"clickableMap":[backend, target, backend, target, ...]}: the pairs of
- * the clickable map, in the order kobrowser/_clickable.py's _document
+ * the clickable map, in the order kobrowser/_tab/_clickable.py's _document
  * inserts them (every document in turn: its clickable elements in node
  * order, then the text nodes of each element in the order the elements
  * first own one). Only nodes.parentIndex, nodeType, nodeName,
@@ -589,7 +589,7 @@ static void note_node_key(Dec *d, const uint8_t *name, Py_ssize_t name_len, cons
  * fails the call (CBORError naming the offset), as the decoder would.
  */
 
-/* kobrowser/_clickable.py's MAX_TEXT_NODES (a module attribute, held equal by the tests). */
+/* kobrowser/_tab/_clickable.py's MAX_TEXT_NODES (a module attribute, held equal by the tests). */
 #define CLICKABLE_MAX_TEXT_NODES 32
 
 typedef struct {

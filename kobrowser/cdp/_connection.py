@@ -23,15 +23,15 @@ import anyio
 import anyio.abc
 import msgspec
 
-from .._exceptions import (
+from kobrowser._exceptions import (
     CDPTimeoutError,
     ConnectionClosedError,
     KoBrowserError,
     ProtocolError,
     TargetClosedError,
 )
-from .._validate import seconds
-from ._calls import (
+from kobrowser._validate import seconds
+from kobrowser.cdp._calls import (
     Batch,
     BatchCall,
     Call,
@@ -42,22 +42,15 @@ from ._calls import (
     expire_call,
     unexpected_answer,
 )
-from ._events import ATTACHED, DETACHED, TARGET_REF
-from ._session import CDPSession
-from ._transport import on_asyncio
-from ._wire import (
-    BIG_REPLY,
-    ENVELOPE,
-    Envelope,
-    ErrorBody,
-    encode_call,
-    split_reply,
-)
+from kobrowser.cdp._events import ATTACHED, DETACHED, TARGET_REF
+from kobrowser.cdp._session import CDPSession
+from kobrowser.cdp._transport import on_asyncio
+from kobrowser.cdp._wire import BIG_REPLY, ENVELOPE, Envelope, ErrorBody, encode_call, split_reply
 
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from ._transport import Transport
+    from kobrowser.cdp._transport import Transport
 
 __all__ = [
     "BatchCall",

@@ -31,10 +31,10 @@ from collections.abc import Sequence
 import anyio
 import anyio.abc
 
-from .._exceptions import ConnectionClosedError, LaunchError
-from ._pipe import PipeTransport, cbor_codec
-from ._profiles import make_profile_dir, remove_tree, sweep_stale_profiles
-from ._transport import Transport, http_get_json, open_transport
+from kobrowser._exceptions import ConnectionClosedError, LaunchError
+from kobrowser.cdp._pipe import PipeTransport, cbor_codec
+from kobrowser.cdp._profiles import make_profile_dir, remove_tree, sweep_stale_profiles
+from kobrowser.cdp._transport import Transport, http_get_json, open_transport
 
 __all__ = ["TRANSPORTS", "ChromeProcess", "choose_transport", "find_chrome", "resolve_endpoint"]
 

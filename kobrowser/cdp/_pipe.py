@@ -39,9 +39,9 @@ from typing import Any
 import anyio
 import msgspec
 
-from .._exceptions import ConnectionClosedError
-from ._transport import on_asyncio
-from ._wire import encode_call as json_encode_call
+from kobrowser._exceptions import ConnectionClosedError
+from kobrowser.cdp._transport import on_asyncio
+from kobrowser.cdp._wire import encode_call as json_encode_call
 
 __all__ = ["MAX_MESSAGE", "PipeTransport", "cbor_codec"]
 

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio
 import msgspec
 
-from .._exceptions import TargetClosedError
-from .._validate import timeout as check_timeout
+from kobrowser._exceptions import TargetClosedError
+from kobrowser._validate import timeout as check_timeout
 
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from ._connection import Connection
+    from kobrowser.cdp._connection import Connection
 
 __all__ = ["CDPEvent", "CDPSession", "EventStream"]
 

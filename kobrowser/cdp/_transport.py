@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import anyio
 import anyio.abc
 
-from .._exceptions import ConnectionClosedError
+from kobrowser._exceptions import ConnectionClosedError
 
 __all__ = ["AiohttpTransport", "Transport", "WsprotoTransport", "http_get_json", "open_transport"]
 

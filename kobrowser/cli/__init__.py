@@ -13,6 +13,6 @@ __all__ = ["main"]
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``ko-browser`` console script; returns the exit status."""
-    from ._client import main as client_main
+    from kobrowser.cli._client import main as client_main
 
     return client_main(argv)

@@ -20,7 +20,7 @@ import json
 import math
 import os
 
-from ._protocol import valid_session_name
+from kobrowser.cli._protocol import valid_session_name
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ __all__ = [
 
 def _refused(rule: str, text: str, *args: Any, **kwargs: Any) -> argparse.ArgumentTypeError:
     """The error of ``_validate.<rule>`` for ``text`` (a str: each rule used here refuses one)."""
-    from .. import _validate
+    from kobrowser import _validate
 
     try:
         getattr(_validate, rule)(text, "", *args, **kwargs)
@@ -53,7 +53,7 @@ def _refused(rule: str, text: str, *args: Any, **kwargs: Any) -> argparse.Argume
 
 def _expected(text: str, accepted: str) -> argparse.ArgumentTypeError:
     """``got <text>; expected <accepted>``: the library's wording of a value it refuses."""
-    from .. import _validate
+    from kobrowser import _validate
 
     return argparse.ArgumentTypeError(str(_validate.fail("", text, accepted)))
 

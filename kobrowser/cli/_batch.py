@@ -19,9 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 import kobrowser
-from kobrowser.actions import execute, parse_actions
-
-from ._commands import CommandError, Context, Result, UsageError, _tab, handler
+from kobrowser.actions import parse_actions
+from kobrowser.cli._commands import CommandError, Context, Result, UsageError, _tab, handler
 
 __all__ = ["AgentGaveUp", "BatchFailed"]
 
@@ -59,7 +58,7 @@ async def _batch(ctx: Context, args: dict[str, Any]) -> Result:
     for index, action in enumerate(actions, 1):
         if failed and not keep_going:
             break
-        outcome = await execute(ctx.browser, action, timeout=ctx.timeout)
+        outcome = await ctx.browser.do(action, timeout=ctx.timeout)
         entry = {"index": index, **outcome.to_dict()}
         outcomes.append(entry)
         text = str(outcome)

@@ -12,8 +12,7 @@ from typing import Any
 import msgspec
 
 import kobrowser
-
-from ._commands import CommandError, Context, Result, _call, _tab, handler
+from kobrowser.cli._commands import CommandError, Context, Result, _call, _tab, handler
 
 __all__: list[str] = []
 

@@ -19,8 +19,8 @@ import sys
 import time
 from pathlib import Path
 
-from ._parser import command_word, parse
-from ._protocol import (
+from kobrowser.cli._parser import command_word, parse
+from kobrowser.cli._protocol import (
     PROTOCOL_VERSION,
     RuntimeDirError,
     SessionPaths,
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command line; return the exit status (0, 1 failed, 2 bad usage)."""
     argv = sys.argv[1:] if argv is None else argv
     if command_word(argv) == "scrape":  # runs here in the foreground, not in the daemon
-        from ..scrape._cli import main as scrape_main
+        from kobrowser.scrape._cli import main as scrape_main
 
         return scrape_main(argv)
     try:
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # --help (0) or bad usage (2)
         return exc.code if isinstance(exc.code, int) else 2
     if cmd == "mcp":  # a server in the foreground, not a daemon request
-        from ..mcp._main import main as mcp_main
+        from kobrowser.mcp._main import main as mcp_main
 
         return mcp_main(args, options)
     as_json = options["json"]
@@ -175,7 +175,7 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
             raise ClientError(f"state load: no such file: {args['path']}", "check the path")
     streamed = cmd in ("batch", "agent")
     if streamed:
-        from ._streaming import prepare
+        from kobrowser.cli._streaming import prepare
 
         args = prepare(cmd, args)
     timeout = options["timeout"]
@@ -201,13 +201,13 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
 
     sock, stale = connect(paths.socket)
     if sock is None and cmd == "close":
-        from ._starting import clean_dead
+        from kobrowser.cli._starting import clean_dead
 
         sock = clean_dead(paths)
         if sock is None:
             return {"closed": False}, f"no session {paths.name!r} running"
     if sock is None:
-        from ._starting import start_daemon
+        from kobrowser.cli._starting import start_daemon
 
         sock = start_daemon(paths, options, replace_stale=stale)
     budget = (timeout or DEFAULT_TIMEOUT) + _answer_grace()
@@ -217,7 +217,7 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
         budget += min(args["ms"], 10**15) / 1000
     on_progress: Callable[[dict[str, Any]], None] | None = None
     if streamed:
-        from ._streaming import STREAM_GRACE, progress_printer
+        from kobrowser.cli._streaming import STREAM_GRACE, progress_printer
 
         budget += STREAM_GRACE
         on_progress = progress_printer(options["json"], _write)

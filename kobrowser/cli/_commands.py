@@ -22,9 +22,8 @@ import anyio
 
 import kobrowser
 from kobrowser.actions import normalize_url
+from kobrowser.cli._errors import CommandError, NotAvailableError, UsageError, describe_error
 from kobrowser.snapshot._find import numbered_lines
-
-from ._errors import CommandError, NotAvailableError, UsageError, describe_error
 
 if TYPE_CHECKING:
     from kobrowser import Browser, Tab
@@ -201,7 +200,7 @@ async def _snapshot(ctx: Context, args: dict[str, Any]) -> Result:
         selector=args["selector"],
         **_snapshot_options(args),
     )
-    from ._seeing import remember_mode
+    from kobrowser.cli._seeing import remember_mode
 
     remember_mode(tab, args)
     return snap.to_dict(), snap.text.rstrip("\n")
@@ -431,4 +430,4 @@ async def _eval(ctx: Context, args: dict[str, Any]) -> Result:
 
 # Register `batch` and `agent`; `cookies`, `state` and `set`; `network`, `console`,
 # `errors`; `screenshot`, `pdf`, `diff`; `tab list|new|switch|close`.
-from . import _batch, _browser_state, _network, _seeing, _tabs  # noqa: E402, F401
+from kobrowser.cli import _batch, _browser_state, _network, _seeing, _tabs  # noqa: E402, F401

@@ -38,11 +38,10 @@ import anyio
 import anyio.abc
 
 import kobrowser
-
-from ._commands import describe_error
-from ._protocol import DEFAULT_IDLE_TIMEOUT, SessionPaths, session_paths
-from ._serving import RequestServer, log
-from ._state import LockBusy, chrome_profile_dir, lock_file, reap_previous
+from kobrowser.cli._commands import describe_error
+from kobrowser.cli._protocol import DEFAULT_IDLE_TIMEOUT, SessionPaths, session_paths
+from kobrowser.cli._serving import RequestServer, log
+from kobrowser.cli._state import LockBusy, chrome_profile_dir, lock_file, reap_previous
 
 __all__ = ["Daemon", "main"]
 

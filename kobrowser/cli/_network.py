@@ -13,8 +13,7 @@ from typing import Any
 import anyio
 
 import kobrowser
-
-from ._commands import Context, Result, _jsonable, _tab, handler
+from kobrowser.cli._commands import Context, Result, _jsonable, _tab, handler
 
 __all__: list[str] = []
 

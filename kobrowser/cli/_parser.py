@@ -13,11 +13,11 @@ from __future__ import annotations
 import argparse
 import os
 
-from ._argtypes import seconds, session_name, whole
-from ._parser_network import network_commands
-from ._parser_page import LOAD_STATES, SELECTOR_STATES, page_commands
-from ._parser_state import DEFAULT_SUBCOMMAND, state_commands
-from ._protocol import DEFAULT_SESSION
+from kobrowser.cli._argtypes import seconds, session_name, whole
+from kobrowser.cli._parser_network import network_commands
+from kobrowser.cli._parser_page import LOAD_STATES, SELECTOR_STATES, page_commands
+from kobrowser.cli._parser_state import DEFAULT_SUBCOMMAND, state_commands
+from kobrowser.cli._protocol import DEFAULT_SESSION
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
 if TYPE_CHECKING:

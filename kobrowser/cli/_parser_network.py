@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._argtypes import existing_file, header, whole
+from kobrowser.cli._argtypes import existing_file, header, whole
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
 if TYPE_CHECKING:

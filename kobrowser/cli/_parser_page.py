@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._argtypes import element_id, number, whole
+from kobrowser.cli._argtypes import element_id, number, whole
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._argtypes import json_headers, number, on_off, whole
+from kobrowser.cli._argtypes import json_headers, number, on_off, whole
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
 if TYPE_CHECKING:

@@ -24,10 +24,10 @@ import argparse
 import json
 from typing import Any
 
-from .._exceptions import InvalidArgumentError
-from .._validate import seconds
-from ._parser import GLOBAL_OPTIONS, build_parser, check_combinations
-from ._protocol import PROTOCOL_VERSION
+from kobrowser._exceptions import InvalidArgumentError
+from kobrowser._validate import seconds
+from kobrowser.cli._parser import GLOBAL_OPTIONS, build_parser, check_combinations
+from kobrowser.cli._protocol import PROTOCOL_VERSION
 
 __all__ = ["CLIENT_SIDE", "DAEMON_COMMANDS", "RequestError", "check_request"]
 

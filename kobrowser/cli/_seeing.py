@@ -19,8 +19,7 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 import kobrowser
-
-from ._commands import CommandError, Context, Result, _call, _method, _tab, handler
+from kobrowser.cli._commands import CommandError, Context, Result, _call, _method, _tab, handler
 
 if TYPE_CHECKING:
     from kobrowser import Tab

@@ -26,13 +26,12 @@ import anyio.abc
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 import kobrowser
-
-from ._commands import SERIALIZED, STREAMING, Context, describe_error, run_command
-from ._protocol import MAX_LINE, PROTOCOL_VERSION, decode, encode
-from ._requests import MAX_ID, RequestError, check_request
+from kobrowser.cli._commands import SERIALIZED, STREAMING, Context, describe_error, run_command
+from kobrowser.cli._protocol import MAX_LINE, PROTOCOL_VERSION, decode, encode
+from kobrowser.cli._requests import MAX_ID, RequestError, check_request
 
 if TYPE_CHECKING:
-    from ._daemon import Daemon
+    from kobrowser.cli._daemon import Daemon
 
 __all__ = ["GRACE", "REPORT", "SEEN_IDS", "RequestServer", "log"]
 

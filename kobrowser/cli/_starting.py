@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from ._client import (
+from kobrowser.cli._client import (
     DEFAULT_TIMEOUT,
     LONGEST_WAIT,
     PROG,
@@ -25,7 +25,7 @@ from ._client import (
     connect,
     suppress_os_error,
 )
-from ._protocol import SessionPaths
+from kobrowser.cli._protocol import SessionPaths
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def start_daemon(
     Another client may be starting the same session at the same moment: the
     lock makes one of them start it and the other connect to that daemon.
     """
-    from ._state import LockBusy, lock_file
+    from kobrowser.cli._state import LockBusy, lock_file
 
     launch_timeout = options["timeout"] or DEFAULT_TIMEOUT
     deadline = time.monotonic() + launch_timeout + START_GRACE
@@ -82,7 +82,7 @@ def clean_dead(paths: SessionPaths) -> socket.socket | None:
 
     Returns a connection when a daemon came up meanwhile (it is closed instead).
     """
-    from ._state import LockBusy, lock_file, reap_previous
+    from kobrowser.cli._state import LockBusy, lock_file, reap_previous
 
     try:
         fd = lock_file(paths.lock, wait=DEFAULT_TIMEOUT + START_GRACE)

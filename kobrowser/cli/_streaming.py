@@ -17,7 +17,7 @@ import json
 import os
 import sys
 
-from ._client import ClientError
+from kobrowser.cli._client import ClientError
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
 if TYPE_CHECKING:

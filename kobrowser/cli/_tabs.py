@@ -12,9 +12,17 @@ import anyio
 
 import kobrowser
 from kobrowser.actions import normalize_url
-
-from ._commands import Context, Result, _call, _method, _page, _page_text, _tab, handler
-from ._errors import CommandError
+from kobrowser.cli._commands import (
+    Context,
+    Result,
+    _call,
+    _method,
+    _page,
+    _page_text,
+    _tab,
+    handler,
+)
+from kobrowser.cli._errors import CommandError
 
 if TYPE_CHECKING:
     from kobrowser import Tab

@@ -21,9 +21,9 @@ from __future__ import annotations
 import typing as _typing
 
 if _typing.TYPE_CHECKING:
-    from ._run import ServeOptions, serve
-    from ._runner import SnapshotMode
-    from ._server import INSTRUCTIONS, TOOL_NAMES, build_server
+    from kobrowser.mcp._run import ServeOptions, serve
+    from kobrowser.mcp._runner import SnapshotMode
+    from kobrowser.mcp._server import INSTRUCTIONS, TOOL_NAMES, build_server
 
 _LAZY = {
     "INSTRUCTIONS": "._server",

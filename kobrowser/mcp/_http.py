@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 import uvicorn
 
-from ._run import say
-from ._safety import LocalClientsOnly
+from kobrowser.mcp._safety import LocalClientsOnly
+from kobrowser.mcp._stopping import say
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-    from ._run import Stopper
+    from kobrowser.mcp._stopping import Stopper
 
 __all__ = ["HTTP_GRACE", "serve_http"]
 

@@ -31,8 +31,8 @@ def main(args: dict[str, Any], options: dict[str, Any]) -> int:
     import anyio
 
     import kobrowser
-
-    from ._run import ServeOptions, say, serve
+    from kobrowser.mcp._run import ServeOptions, serve
+    from kobrowser.mcp._stopping import say
 
     upload_dir = args.get("allow_upload_from")
     if upload_dir is not None and not os.path.isdir(upload_dir):

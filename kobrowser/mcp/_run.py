@@ -11,25 +11,21 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
 import kobrowser
-
-from ._runner import SnapshotMode
-from ._server import build_server
-from ._stdio import stdio_streams
+from kobrowser.mcp._runner import SnapshotMode
+from kobrowser.mcp._server import build_server
+from kobrowser.mcp._stdio import stdio_streams
+from kobrowser.mcp._stopping import Stopper, say
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-__all__ = ["ServeOptions", "Stopper", "say", "serve"]
-
-PROG = "ko-browser mcp"
+__all__ = ["ServeOptions", "serve"]
 
 
 @dataclass(frozen=True)
@@ -57,25 +53,6 @@ class ServeOptions:
     executable_path: str | None = None
     cdp: str | None = None
     timeout: float = 30.0
-
-
-def say(message: str) -> None:
-    """One line on stderr (stdout carries the protocol)."""
-    sys.stderr.write(f"{PROG}: {message}\n")
-    sys.stderr.flush()
-
-
-class Stopper:
-    """What the first stop signal does; changed by the phase the server is in.
-
-    Until the transport runs, a signal cancels everything (a launching
-    browser is closed again); the HTTP server sets a graceful stop instead.
-    A second signal always cancels.
-    """
-
-    def __init__(self, cancel: Callable[[], None]) -> None:
-        self.cancel = cancel
-        self.stop = cancel
 
 
 async def serve(options: ServeOptions) -> None:
@@ -123,7 +100,7 @@ async def _serve(options: ServeOptions, stopper: Stopper) -> None:
             say(f"serving MCP on stdio ({what})")
             await _serve_stdio(server)
         else:
-            from ._http import serve_http
+            from kobrowser.mcp._http import serve_http
 
             await serve_http(server, options.host, options.port, what, stopper)
         say("stopping: closing the browser")

@@ -10,9 +10,8 @@ import anyio
 from mcp.types import CallToolResult
 
 import kobrowser
-
-from ._replies import error_message, failure, page_block, success
-from ._safety import RefusedError
+from kobrowser.mcp._replies import error_message, failure, page_block, success
+from kobrowser.mcp._safety import RefusedError
 
 if TYPE_CHECKING:
     from kobrowser import Browser, Tab

@@ -10,9 +10,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
 import kobrowser
-
-from ._runner import SnapshotMode
-from ._tools import BrowserTools
+from kobrowser.mcp._runner import SnapshotMode
+from kobrowser.mcp._tools import BrowserTools
 
 if TYPE_CHECKING:
     from kobrowser import Browser

@@ -18,11 +18,10 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 import kobrowser
-from kobrowser.actions import execute, normalize_url
-
-from ._replies import element_line, json_text, page_block
-from ._runner import BatchFailed, SnapshotMode, ToolRunner
-from ._safety import RefusedError, upload_files
+from kobrowser.actions import normalize_url
+from kobrowser.mcp._replies import element_line, json_text, page_block
+from kobrowser.mcp._runner import BatchFailed, SnapshotMode, ToolRunner
+from kobrowser.mcp._safety import RefusedError, upload_files
 
 if TYPE_CHECKING:
     from kobrowser import Browser, Response, Tab
@@ -368,7 +367,7 @@ class BrowserTools:
                 raise RefusedError("batch got no action lines")
             done: list[str] = []
             for number, action in enumerate(parsed, 1):
-                outcome = await execute(self._tab(), action)
+                outcome = await self._tab().do(action)
                 if not outcome.ok:
                     left = len(parsed) - number
                     done.append(f"failed: {action}: {outcome.message}")

@@ -17,8 +17,8 @@ import types
 from collections.abc import AsyncIterable, AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any
 
-from ._result import ScrapeResult
-from ._scraper import Extract, Scraper
+from kobrowser.scrape._result import ScrapeResult
+from kobrowser.scrape._scraper import Extract, Scraper
 
 if TYPE_CHECKING:
     from types import TracebackType

@@ -22,13 +22,13 @@ import sys
 import time
 from typing import IO, TYPE_CHECKING, Any
 
-from .._validate import LOAD_STATES
-from ..cli._argtypes import seconds, whole
+from kobrowser._validate import LOAD_STATES
+from kobrowser.cli._argtypes import seconds, whole
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ._result import ScrapeResult
+    from kobrowser.scrape._result import ScrapeResult
 
 __all__ = ["main"]
 

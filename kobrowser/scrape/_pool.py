@@ -25,8 +25,8 @@ import anyio
 import anyio.abc
 import anyio.lowlevel
 
-import kobrowser
-from kobrowser import KoBrowserError
+from kobrowser._browser._launch import connect, launch
+from kobrowser._exceptions import KoBrowserError
 
 if TYPE_CHECKING:
     from kobrowser import Browser, BrowserContext, Tab
@@ -217,8 +217,8 @@ class BrowserPool:
         # page-level calls pass their own deadline.
         timeout = max(self.timeout, START_TIMEOUT)
         if endpoint.address is None:
-            return kobrowser.launch(timeout=timeout, **self._launch_options)
-        return kobrowser.connect(endpoint.address, timeout=timeout)
+            return launch(timeout=timeout, **self._launch_options)
+        return connect(endpoint.address, timeout=timeout)
 
     async def _prepare(self, browser: Browser) -> BrowserContext | None:
         """An isolated context for the pool's tabs, downloads denied (best effort)."""

@@ -28,22 +28,28 @@ import anyio.abc
 import msgspec
 from anyio.streams.memory import MemoryObjectSendStream
 
-from kobrowser import (
+from kobrowser._concurrency import exit_unwrapped
+from kobrowser._exceptions import (
     CDPTimeoutError,
     InvalidArgumentError,
     InvalidSelectorError,
     KoBrowserError,
     NavigationError,
-    Snapshot,
-    Tab,
     WaitTimeoutError,
 )
-
-from .._concurrency import exit_unwrapped
-from .._validate import check, fail, seconds, whole
-from ._pool import BrowserPool, Lease, NoBrowserError, backoff
-from ._queue import Job, Scheduler
-from ._result import RETRY_STATUSES, Failure, ScrapeResult, check_url, host_key, navigation_failure
+from kobrowser._tab._snapshot import Snapshot
+from kobrowser._tab._tab import Tab
+from kobrowser._validate import check, fail, seconds, whole
+from kobrowser.scrape._pool import BrowserPool, Lease, NoBrowserError, backoff
+from kobrowser.scrape._queue import Job, Scheduler
+from kobrowser.scrape._result import (
+    RETRY_STATUSES,
+    Failure,
+    ScrapeResult,
+    check_url,
+    host_key,
+    navigation_failure,
+)
 
 if TYPE_CHECKING:
     from types import TracebackType

@@ -17,19 +17,26 @@ Pipeline::
     text, nodes = format_snapshot(roots, title=title, text_limit=80)
     # nodes[i] has id i + 1; parse_snapshot(text, text_limit=80) reads it back
 
-``clickable`` is a frame's clickable map (``kobrowser._clickable``); without
+``clickable`` is a frame's clickable map (``kobrowser._tab._clickable``); without
 it only focusable elements are marked.
 """
 
 from __future__ import annotations
 
-from ._ax import AX_TREE_DECODER, AXNode, AXProperty, AXTree, AXValue, decode_ax_tree
-from ._diff import DiffEntry, SnapshotDiff, diff_snapshots
-from ._filter import filter_tree
-from ._format import ElementFactory, format_snapshot
-from ._parse import ParsedSnapshot, SnapshotLine, parse_snapshot
-from ._roles import INTERACTIVE_ROLES, STRUCTURE_ROLES
-from ._tree import STATE_ORDER, FrameAX, Node, build_tree, prebuild_frame
+from kobrowser.snapshot._ax import (
+    AX_TREE_DECODER,
+    AXNode,
+    AXProperty,
+    AXTree,
+    AXValue,
+    decode_ax_tree,
+)
+from kobrowser.snapshot._diff import DiffEntry, SnapshotDiff, diff_snapshots
+from kobrowser.snapshot._filter import filter_tree
+from kobrowser.snapshot._format import ElementFactory, format_snapshot
+from kobrowser.snapshot._parse import ParsedSnapshot, SnapshotLine, parse_snapshot
+from kobrowser.snapshot._roles import INTERACTIVE_ROLES, STRUCTURE_ROLES
+from kobrowser.snapshot._tree import STATE_ORDER, FrameAX, Node, build_tree, prebuild_frame
 
 __all__ = [
     "AX_TREE_DECODER",

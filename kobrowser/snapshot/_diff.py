@@ -32,8 +32,8 @@ from typing import Final, Literal, Protocol
 
 import msgspec
 
-from ._parse import ParsedSnapshot, parse_snapshot
-from ._text import NAME_MAX, VALUE_MAX, truncate
+from kobrowser.snapshot._parse import ParsedSnapshot, parse_snapshot
+from kobrowser.snapshot._text import NAME_MAX, VALUE_MAX, truncate
 
 __all__ = ["DiffEntry", "SnapshotDiff", "diff_snapshots"]
 

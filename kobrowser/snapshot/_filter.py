@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._ax import gc_paused
-from ._roles import INTERACTIVE_ROLES
-from ._tree import Node
+from kobrowser.snapshot._ax import gc_paused
+from kobrowser.snapshot._roles import INTERACTIVE_ROLES
+from kobrowser.snapshot._tree import Node
 
 _ACTION_STATES = frozenset({"clickable", "focusable"})
 

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final, TypeVar, overload
+from typing import Any, TypeVar, overload
 
-from . import _tree
-from ._ax import gc_paused
-from ._native import loaded_number
-from ._text import limits, normalize, truncate
-from ._tree import Node
+from kobrowser.snapshot._ax import gc_paused
+from kobrowser.snapshot._text import limits, normalize, truncate
+from kobrowser.snapshot._tree import Node
 
 __all__ = ["KEEP", "ElementFactory", "FormatCache", "format_snapshot"]
 
@@ -152,10 +150,6 @@ def _format(
     return text, nodes
 
 
-_CNUMBER: Final = loaded_number()
-"""The C numbering (without a cache), or None when the extension is not built."""
-
-
 def _format_elements(
     roots: list[Node],
     title: str | None,
@@ -169,10 +163,6 @@ def _format_elements(
         page = normalize(title)
         if page:
             head = f'Page: "{truncate(page, name_max)}"\n\n'
-    if cache is None and _tree.USE_CWALK and _CNUMBER is not None:
-        numbered = _CNUMBER(roots, head, name_max, value_max, element)
-        if numbered is not None:
-            return numbered
     lines: list[str] = []
     add = lines.append
     entries: list[E] = []

@@ -39,9 +39,9 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ._node import Node
-from ._roles import INTERACTIVE_ROLES
-from ._runs import LINE_BREAK, flush_run
+from kobrowser.snapshot._node import Node
+from kobrowser.snapshot._roles import INTERACTIVE_ROLES
+from kobrowser.snapshot._runs import LINE_BREAK, flush_run
 
 __all__ = ["LABEL_END", "LABEL_START", "resolve_labels"]
 

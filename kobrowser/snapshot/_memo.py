@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
-from ._ax import AXNode
+from kobrowser.snapshot._ax import AXNode
 
 __all__ = ["BuildMemo"]
 

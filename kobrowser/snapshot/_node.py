@@ -1,15 +1,20 @@
-"""The printed element of a snapshot (:class:`Node`).
+"""The walk's input and output: a frame's AX tree (:class:`FrameAX`), a printed :class:`Node`.
 
-It lives apart from ``_tree`` so that the text-run and label passes
-(``_runs``, ``_labels``), which create and inspect nodes, can import it
-without importing the walk that imports them. ``_tree`` re-exports it.
+They live apart from ``_tree`` so that the text-run, label and frame passes
+(``_runs``, ``_labels``, ``_walkstate``), which create and inspect them, can
+import them without importing the walk that imports those passes. ``_tree``
+re-exports both.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import msgspec
 
-__all__ = ["Node"]
+from kobrowser.snapshot._ax import AXNode
+
+__all__ = ["FrameAX", "Node"]
 
 
 class Node(msgspec.Struct, gc=False):
@@ -38,3 +43,31 @@ class Node(msgspec.Struct, gc=False):
     frame_id: str
     backend_node_id: int | None
     children: list[Node] = []
+
+
+class FrameAX(msgspec.Struct):
+    """One frame's AX tree, with the trees of the frames it embeds.
+
+    Attributes:
+        frame_id: The CDP frame id.
+        nodes: The frame's nodes as ``Accessibility.getFullAXTree`` returns
+            them (BFS order, document root first).
+        children: Owner ``<iframe>`` element's ``backendDOMNodeId`` (in this
+            frame) -> that child frame's tree, or ``None`` when it could not
+            be read.
+        built: The frame's printed content, built on its own ahead of time
+            (:func:`prebuild_frame`), or ``None``. The walk of the embedding
+            frame takes it instead of walking ``nodes`` where that gives the
+            same result.
+        clickable: DOM backend node id -> backend id of the clickable element
+            it belongs to, for this frame's document: a clickable element maps
+            to itself, a text node inside one to that element (see
+            ``kobrowser._tab._clickable``). Empty: no element is known to be
+            clickable (focusable ones still are marked).
+    """
+
+    frame_id: str
+    nodes: list[AXNode]
+    children: dict[int, FrameAX | None] = {}
+    built: list[Node] | None = None
+    clickable: Mapping[int, int] = {}

@@ -36,9 +36,9 @@ from typing import Final
 
 import msgspec
 
-from .._exceptions import InvalidArgumentError
-from ._text import limits
-from ._tree import STATE_ORDER
+from kobrowser._exceptions import InvalidArgumentError
+from kobrowser.snapshot._text import limits
+from kobrowser.snapshot._tree import STATE_ORDER
 
 __all__ = ["ParsedSnapshot", "SnapshotLine", "parse_snapshot"]
 

@@ -42,10 +42,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ._labels import resolve_labels
-from ._node import Node
-from ._roles import STRUCTURE
-from ._runs import SEPARATOR, merge_text
+from kobrowser.snapshot._labels import resolve_labels
+from kobrowser.snapshot._node import Node
+from kobrowser.snapshot._roles import STRUCTURE
+from kobrowser.snapshot._runs import SEPARATOR, merge_text
 
 __all__ = ["SHORT_NAME", "finish_candidate"]
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ._node import Node
+from kobrowser.snapshot._node import Node
 
 __all__ = ["LINE_BREAK", "SEPARATOR", "Piece", "flush_run", "merge_text"]
 

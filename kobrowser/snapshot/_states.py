@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from ._ax import AXProperty, FlatAXProperty
+from kobrowser.snapshot._ax import AXProperty, FlatAXProperty
 
 __all__ = [
     "CLICKABLE_BIT",

@@ -50,12 +50,6 @@ Rules of the walk itself, beyond the letter of the spec (decisions):
   text-field context of a matched element come from its real ancestors), but
   only content inside a matched element is kept. Text runs never merge across
   two matched elements.
-
-**The C walk.** Full builds (no ``scope``, no ``memo``) run
-``kobrowser.snapshot._cwalk`` when it is built (see ``_native``): a
-transliteration of :func:`_build`, which stays the reference. A rule changed
-here must be changed in ``_cwalk.c`` too (``tests/snapshot/test_cwalk.py``
-compares the two). :data:`USE_CWALK` switches it off.
 """
 
 from __future__ import annotations
@@ -64,15 +58,12 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any, Final
 
-import msgspec
-
-from ._ax import AXNode, FlatAXNode, gc_paused, raw_role
-from ._labels import LABEL_END, LABEL_START, resolve_labels
-from ._memo import BuildMemo
-from ._native import load_cwalk
-from ._node import Node
-from ._promote import finish_candidate
-from ._roles import (
+from kobrowser.snapshot._ax import AXNode, FlatAXNode, gc_paused, raw_role
+from kobrowser.snapshot._labels import LABEL_END, LABEL_START, resolve_labels
+from kobrowser.snapshot._memo import BuildMemo
+from kobrowser.snapshot._node import FrameAX, Node
+from kobrowser.snapshot._promote import finish_candidate
+from kobrowser.snapshot._roles import (
     BREAK,
     FIELD_ROLES,
     IFRAME,
@@ -85,8 +76,8 @@ from ._roles import (
     TRANSPARENT,
     role_info,
 )
-from ._runs import LINE_BREAK, SEPARATOR, flush_run, merge_text
-from ._states import (
+from kobrowser.snapshot._runs import LINE_BREAK, SEPARATOR, flush_run, merge_text
+from kobrowser.snapshot._states import (
     CLICKABLE_BIT,
     EDITABLE,
     FOCUSABLE,
@@ -96,38 +87,10 @@ from ._states import (
     read_props,
     states_of,
 )
-from ._text import is_password_value, value_to_text
-from ._walkstate import Ctx, finish, frame_state, push_children, push_frame
+from kobrowser.snapshot._text import is_password_value, value_to_text
+from kobrowser.snapshot._walkstate import Ctx, finish, frame_state, push_children, push_frame
 
 __all__ = ["STATE_ORDER", "FrameAX", "Node", "build_tree"]
-
-
-class FrameAX(msgspec.Struct):
-    """One frame's AX tree, with the trees of the frames it embeds.
-
-    Attributes:
-        frame_id: The CDP frame id.
-        nodes: The frame's nodes as ``Accessibility.getFullAXTree`` returns
-            them (BFS order, document root first).
-        children: Owner ``<iframe>`` element's ``backendDOMNodeId`` (in this
-            frame) -> that child frame's tree, or ``None`` when it could not
-            be read.
-        built: The frame's printed content, built on its own ahead of time
-            (:func:`prebuild_frame`), or ``None``. The walk of the embedding
-            frame takes it instead of walking ``nodes`` where that gives the
-            same result.
-        clickable: DOM backend node id -> backend id of the clickable element
-            it belongs to, for this frame's document: a clickable element maps
-            to itself, a text node inside one to that element (see
-            ``kobrowser._clickable``). Empty: no element is known to be
-            clickable (focusable ones still are marked).
-    """
-
-    frame_id: str
-    nodes: list[AXNode]
-    children: dict[int, FrameAX | None] = {}
-    built: list[Node] | None = None
-    clickable: Mapping[int, int] = {}
 
 
 # --- the walk -------------------------------------------------------------
@@ -136,13 +99,6 @@ class FrameAX(msgspec.Struct):
 _MARKER: Final = re.compile(
     r"\s*(?:[\u2022\u25e6\u25aa\u25ab\u25a0\u25a1\u2023\u2043\u2013\u2014-]|\w{1,6}[.)])\s*"
 )
-
-
-_CWALK: Final = load_cwalk(_MARKER.fullmatch)
-
-USE_CWALK = True
-"""Full builds use the C walk, and numberings without a cache the C numbering
-(``_format``), when the extension is built (tests flip this to run the Python code)."""
 
 
 # Marks a stack item that records a printed element's output in the memo.
@@ -224,15 +180,7 @@ def prebuild_frame(
 def _full_build(
     frame: FrameAX, index: Mapping[str, AXNode] | None = None, proper: bool = False
 ) -> list[Node]:
-    """A build with no scope and no memo: the C walk when it is built, else :func:`_build`.
-
-    The C walk hands back ``None`` on input it does not read; :func:`_build`
-    then gives the answer (or raises).
-    """
-    if USE_CWALK and _CWALK is not None:
-        built = _CWALK(frame, index, proper)
-        if built is not None:
-            return built
+    """A build with no scope and no memo."""
     return _build(frame, (), True, None, index, proper)
 
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-from ._ax import AXNode
-from ._node import Node
-from ._roles import STRUCTURE
-from ._runs import flush_run, merge_text
+from kobrowser.snapshot._ax import AXNode
+from kobrowser.snapshot._node import Node
+from kobrowser.snapshot._roles import STRUCTURE
+from kobrowser.snapshot._runs import flush_run, merge_text
 
 if TYPE_CHECKING:
-    from ._tree import FrameAX
+    from kobrowser.snapshot._node import FrameAX
 
 __all__ = ["Ctx", "FrameState", "finish", "frame_state", "push_children", "push_frame"]
 

@@ -18,6 +18,7 @@ import pytest
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "agent_local.py"
 
 
+@pytest.mark.browser
 @pytest.mark.timeout(300)
 def test_agent_local_example_reaches_the_goal() -> None:
     run = subprocess.run(

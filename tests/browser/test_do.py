@@ -128,6 +128,7 @@ async def test_browser_do_acts_on_the_current_tab_and_switches_tabs(
         await second.close()
 
 
+@pytest.mark.browser
 async def test_browser_do_without_a_tab_is_an_outcome(server: PageServer) -> None:
     async with kobrowser.launch(timeout=60) as fresh:
         outcome = await fresh.do("click 1")

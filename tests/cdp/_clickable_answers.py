@@ -15,7 +15,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from kobrowser._clickable import MAX_TEXT_NODES
+from kobrowser._tab._clickable import MAX_TEXT_NODES
 
 __all__ = ["answer", "tree_answer"]
 

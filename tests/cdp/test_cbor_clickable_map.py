@@ -3,7 +3,7 @@ clickable_map)``, ClickableMapDecode).
 
 For an answer whose call id is in ``clickable_map``, the codec reads Chrome's
 captureSnapshot CBOR itself and writes only the map. It must be the map
-kobrowser/_clickable.py computes from Chrome's whole answer, entry for entry
+kobrowser/_tab/_clickable.py computes from Chrome's whole answer, entry for entry
 and in the same order, for every answer the Python code maps, and fail the
 call (CBORError naming its id and an offset) for every answer it refuses.
 """
@@ -19,7 +19,7 @@ from _examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kobrowser import _clickable
+from kobrowser._tab import _clickable
 from kobrowser.cdp import cbor_codec
 
 from ._cbor_ref import chrome_encode
@@ -36,7 +36,7 @@ def _message(call_id: int, result: Any, utf16: bool) -> bytes:
 
 
 def _python_map(whole: bytes) -> list[tuple[int, int]] | None:
-    """kobrowser/_clickable.py's map of the whole answer (None: it refuses it)."""
+    """kobrowser/_tab/_clickable.py's map of the whole answer (None: it refuses it)."""
     try:
         return list(_clickable.clickable_from_snapshot(whole).items())
     except (IndexError, ValueError, msgspec.ValidationError):

@@ -18,7 +18,7 @@ from _examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kobrowser import _clickable
+from kobrowser._tab import _clickable
 from kobrowser.cdp import cbor_codec
 
 from ._cbor_ref import chrome_encode

@@ -67,6 +67,7 @@ async def wait_pending(session: CDPSession, count: int) -> None:
     await anyio.sleep(0.1)  # let the sends reach Chrome
 
 
+@pytest.mark.browser
 @pytest.mark.slow  # load: 1000 calls over 10 tabs; scripts/test.sh --fast skips it
 async def test_1000_concurrent_evaluates_over_10_tabs() -> None:
     async with kobrowser.launch(timeout=LONG) as browser:
@@ -85,6 +86,7 @@ async def test_1000_concurrent_evaluates_over_10_tabs() -> None:
         await no_call_left(browser)
 
 
+@pytest.mark.browser
 async def test_page_crash_fails_the_tabs_waiting_call_at_once() -> None:
     async with kobrowser.launch(timeout=LONG) as browser:
         tab = await browser.new_tab()
@@ -106,6 +108,7 @@ async def test_page_crash_fails_the_tabs_waiting_call_at_once() -> None:
         await no_call_left(browser)
 
 
+@pytest.mark.browser
 async def test_closing_a_target_fails_its_waiting_calls() -> None:
     async with kobrowser.launch(timeout=LONG) as browser:
         tab = await browser.new_tab()
@@ -119,6 +122,7 @@ async def test_closing_a_target_fails_its_waiting_calls() -> None:
         assert isinstance(errors[0], TargetClosedError), repr(errors[0])
 
 
+@pytest.mark.browser
 async def test_killing_chrome_fails_every_waiting_call_at_once() -> None:
     async with kobrowser.launch(timeout=LONG) as browser:
         pid = browser.pid
@@ -215,6 +219,7 @@ def external_chrome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Extern
         chrome.stop()
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("form", ["ws", "http", "host:port"])
 async def test_connect_to_an_external_chrome(external_chrome: ExternalChrome, form: str) -> None:
     ws_url = external_chrome.ws_url

@@ -165,6 +165,7 @@ async def test_launch_times_out_when_no_endpoint_is_printed(
     assert leftovers(private_tmp) == []
 
 
+@pytest.mark.browser
 @pytest.mark.anyio
 async def test_launch_close_leaves_no_process_and_no_profile(
     private_tmp: Path, transport: str
@@ -186,6 +187,7 @@ async def test_launch_close_leaves_no_process_and_no_profile(
     assert leftovers(private_tmp) == []
 
 
+@pytest.mark.browser
 @pytest.mark.anyio
 async def test_launch_cleans_up_when_the_block_raises(private_tmp: Path, transport: str) -> None:
     pid = None
@@ -199,6 +201,7 @@ async def test_launch_cleans_up_when_the_block_raises(private_tmp: Path, transpo
     assert leftovers(private_tmp) == []
 
 
+@pytest.mark.browser
 @pytest.mark.anyio
 async def test_launch_cleans_up_when_the_block_is_cancelled(
     private_tmp: Path, transport: str
@@ -216,6 +219,7 @@ async def test_launch_cleans_up_when_the_block_is_cancelled(
     assert leftovers(private_tmp) == []
 
 
+@pytest.mark.browser
 @pytest.mark.anyio
 @pytest.mark.parametrize("delay", [0.0, 0.05, 0.3])
 async def test_launch_cleans_up_when_cancelled_while_starting(
@@ -230,6 +234,7 @@ async def test_launch_cleans_up_when_cancelled_while_starting(
     assert leftovers(private_tmp) == []
 
 
+@pytest.mark.browser
 @pytest.mark.anyio
 async def test_browser_exposes_its_pid_only_when_launched(private_tmp: Path) -> None:
     async with kobrowser.launch() as browser:

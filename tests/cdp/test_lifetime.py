@@ -128,6 +128,7 @@ def test_a_stale_codec_is_not_used_said_once_at_debug(
         _pipe.PipeTransport(-1, -1, cbor=True)
 
 
+@pytest.mark.browser
 @pytest.mark.anyio
 async def test_launch_with_a_stale_codec_uses_the_json_pipe(
     stale_codec: types.ModuleType, private_tmp: Path, monkeypatch: pytest.MonkeyPatch
@@ -140,6 +141,7 @@ async def test_launch_with_a_stale_codec_uses_the_json_pipe(
     assert leftovers(private_tmp) == []
 
 
+@pytest.mark.browser
 @pytest.mark.anyio
 async def test_launch_without_the_codec_uses_the_json_pipe(
     no_codec: None, private_tmp: Path, monkeypatch: pytest.MonkeyPatch
@@ -192,6 +194,7 @@ async def _run_holder(tmp: Path, transport: str) -> tuple[subprocess.Popen[str],
     return holder, int(chrome_pid), profile
 
 
+@pytest.mark.browser
 @pytest.mark.slow  # lifecycle: a Python process SIGKILLed; scripts/test.sh --fast skips it
 @pytest.mark.anyio
 @pytest.mark.parametrize("transport", ["pipe", "websocket"])
@@ -225,6 +228,7 @@ async def test_sigkill_of_python_takes_chrome_down_and_next_launch_sweeps(
     assert leftovers(private_tmp) == []
 
 
+@pytest.mark.browser
 @pytest.mark.anyio
 async def test_interpreter_exit_without_close_kills_chrome_and_removes_profile(
     private_tmp: Path,

@@ -17,7 +17,7 @@ import pytest
 from _server import PageServer
 
 import kobrowser
-from kobrowser import _clickable
+from kobrowser._tab import _clickable
 from kobrowser.cdp import (
     ChromeProcess,
     ClickableMapDecode,
@@ -59,6 +59,7 @@ async def _devtools_url(chrome: ChromeProcess) -> str:
                 return match.group(1)
 
 
+@pytest.mark.browser
 async def test_cbor_pipe_and_websocket_read_the_same_json(server: PageServer) -> None:
     if cbor_codec() is None:
         pytest.skip("kobrowser.cdp._cbor is not built")
@@ -162,6 +163,7 @@ def _id_map(snap: Any) -> list[tuple[Any, ...]]:
     ]
 
 
+@pytest.mark.browser
 async def test_snapshots_and_id_maps_are_the_same_on_every_transport(server: PageServer) -> None:
     kinds = ["pipe-json", "websocket"] + (["pipe-cbor"] if cbor_codec() is not None else [])
     server.set_page("/child.html", CHILD)

@@ -129,6 +129,7 @@ def assert_refused(reply: dict[str, Any] | None) -> None:
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
+@pytest.mark.browser
 @given(data=st.binary(max_size=300))
 def test_garbage_bytes_get_an_error_reply(wire: Wire, data: bytes) -> None:
     line = data.replace(b"\n", b" ") + b"\n"

@@ -141,6 +141,7 @@ def _check_run(argv: list[str], code: int, out: str, err: str) -> None:
         assert err == "", (argv, err)
 
 
+@pytest.mark.browser
 def test_generated_command_lines_against_a_live_session(
     live: Live, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -56,6 +56,7 @@ def _pids(line: str) -> tuple[int, int]:
     return int(match.group(1)), int(match.group(2))
 
 
+@pytest.mark.browser
 async def test_stdio_subprocess(server: PageServer, tmp_path: Path) -> None:
     server.set_page("/hello.html", PAGE)
     log = tmp_path / "stderr.txt"
@@ -83,6 +84,7 @@ async def test_stdio_subprocess(server: PageServer, tmp_path: Path) -> None:
     assert log.read_text().rstrip().endswith("ko-browser mcp: stopped")
 
 
+@pytest.mark.browser
 async def test_streamable_http_on_localhost(server: PageServer, tmp_path: Path) -> None:
     server.set_page("/hello.html", PAGE)
     log = tmp_path / "stderr.txt"
@@ -135,6 +137,7 @@ async def test_streamable_http_on_localhost(server: PageServer, tmp_path: Path) 
             await process.wait()
 
 
+@pytest.mark.browser
 async def test_sigterm_stops_a_stdio_server_whose_stdin_is_open(tmp_path: Path) -> None:
     log = tmp_path / "stderr.txt"
     with log.open("wb") as errlog:

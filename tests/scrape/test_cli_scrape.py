@@ -93,6 +93,7 @@ def test_resume_skips_recorded_urls_and_repairs_a_cut_line(
     assert [server.request_count(f"/res/{i}") for i in range(6)] == [1] * 6
 
 
+@pytest.mark.browser
 def test_stdin_to_stdout_with_a_local_chrome(server: PageServer) -> None:
     urls = [
         server.set_page(f"/pipe/{i}", page(f"Pipe {i}") + "<button>Go</button>") for i in range(2)
@@ -196,6 +197,7 @@ def _sigint_default() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+@pytest.mark.browser
 def test_interrupt_leaves_valid_jsonl_and_no_chrome(server: PageServer, tmp_path: Path) -> None:
     fast = server.set_page("/int/fast", page("Fast"))
     server.hold("/int/slow")

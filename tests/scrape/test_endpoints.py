@@ -41,6 +41,7 @@ def _page(i: int) -> str:
     return f"<!doctype html><title>Item {i}</title><h1>Item {i}</h1><p>body of {i}</p>"
 
 
+@pytest.mark.browser
 @pytest.mark.slow  # lifecycle: three Chromes, one killed; scripts/test.sh --fast skips it
 async def test_one_endpoint_killed_mid_run_every_url_recorded_once(server: PageServer) -> None:
     server.set_page("/item", _page(0))
@@ -126,6 +127,7 @@ async def test_no_endpoint_reachable_fails_every_page_clearly(
         assert "could not reach" in result.error
 
 
+@pytest.mark.browser
 async def test_a_lost_local_browser_is_relaunched(server: PageServer) -> None:
     server.set_page("/local", _page(1))
     gate = server.hold("/local")

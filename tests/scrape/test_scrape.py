@@ -255,6 +255,7 @@ async def test_a_crashed_tab_is_replaced_and_the_page_retried(
     assert results[urls[1]].data["target"] != crashed[0].target_id  # a new tab
 
 
+@pytest.mark.browser
 async def test_bad_input_each_gets_a_record_and_none_stops_the_run(server: PageServer) -> None:
     first = server.set_page("/bad/first", page("First"))
     last = server.set_page("/bad/last", page("Last"))
@@ -382,6 +383,7 @@ async def test_text_limit_passes_through(server: PageServer, endpoint: EndpointC
             Scraper(text_limit=bad)  # type: ignore[arg-type]
 
 
+@pytest.mark.browser
 @pytest.mark.both_backends
 async def test_cancelling_closes_every_browser_and_task(server: PageServer) -> None:
     server.hold("/cancel/slow")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kobrowser._snapshot import Element, Snapshot
+from kobrowser._tab._snapshot import Element, Snapshot
 from kobrowser.snapshot import parse_snapshot
 
 __all__ = ["assert_consistent", "cut", "page"]

@@ -4,14 +4,6 @@
 test module; ``async with open_tab(url) as tab:``). Each test opens its own
 tabs and closes them.
 
-``which_walk`` (autouse)
-    Runs the pure example tests (not ``test_browser_*``, not Hypothesis
-    tests) twice: with the C walk (``kobrowser.snapshot._cwalk``, skipped
-    when it is not built) and with the Python walk (``_tree.USE_CWALK =
-    False``), so both stay tested. Hypothesis tests draw hundreds of random
-    trees (most of their time): they run once, on the default walk (C when
-    built), and ``test_cwalk`` compares the two walks on such trees.
-
 ``snap_html``
     ``snap = await snap_html(html, **snapshot_options)``: serves ``html`` at a
     fresh path on the 127.0.0.1 origin, snapshots it in a new tab, checks the
@@ -35,37 +27,11 @@ import pytest
 from _server import PageServer
 
 from kobrowser import Tab
-from kobrowser._snapshot import Snapshot
-from kobrowser.snapshot import _tree
+from kobrowser._tab._snapshot import Snapshot
 
 from ._browser_helpers import assert_consistent
 
 _counter = itertools.count(1)
-
-# Modules run on the default walk only (see the module docstring).
-_ONE_WALK = ("test_browser_", "test_cwalk")
-
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    name = metafunc.module.__name__.rpartition(".")[2]
-    if (
-        "which_walk" in metafunc.fixturenames
-        and not name.startswith(_ONE_WALK)
-        and not getattr(metafunc.function, "is_hypothesis_test", False)
-    ):
-        metafunc.parametrize("which_walk", ["c", "python"], indirect=True)
-
-
-@pytest.fixture(autouse=True)
-def which_walk(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The walk full builds use: "c", "python", or "default" (C when built)."""
-    which: str = getattr(request, "param", "default")
-    if which == "python":
-        monkeypatch.setattr(_tree, "USE_CWALK", False)
-    elif which == "c" and _tree._CWALK is None:
-        pytest.skip("kobrowser.snapshot._cwalk is not built")
-    return which
-
 
 OpenTab = Callable[[str], AbstractAsyncContextManager[Tab]]
 SnapHtml = Callable[..., Awaitable[Snapshot]]

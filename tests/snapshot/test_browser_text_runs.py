@@ -17,7 +17,7 @@ import pytest
 from _server import PageServer
 
 from kobrowser import Tab
-from kobrowser._snapshot import Snapshot
+from kobrowser._tab._snapshot import Snapshot
 
 from ._browser_helpers import assert_consistent, page
 from .conftest import OpenTab

@@ -247,7 +247,7 @@ def test_applying_the_diff_counts(before: list[Node], after: list[Node]) -> None
 
 
 def _live(roots: list[Node], title: str) -> kobrowser.Snapshot:
-    from kobrowser._snapshot import Snapshot, number_snapshot
+    from kobrowser._tab._snapshot import Snapshot, number_snapshot
 
     text, elements, nodes = number_snapshot(roots, title=title, documents={})
     return Snapshot(text, elements, nodes, "about:blank", title)

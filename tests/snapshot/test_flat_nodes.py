@@ -1,7 +1,7 @@
 """Flat AX nodes: what the CBOR pipe's lean answer decodes to (``FlatAXNode``).
 
-The walk reads them as it reads the AXNodes they stand for (test_cwalk
-compares whole trees, both walks); here, the pieces: the properties the
+The walk reads them as it reads the AXNodes they stand for (test_walk_forms
+compares whole trees); here, the pieces: the properties the
 walk reads, the readers of role and name, and the decode of either form.
 """
 

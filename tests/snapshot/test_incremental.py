@@ -5,7 +5,7 @@ unprinted labels next to controls, list markers, text fields, inline roles,
 clickable and focusable candidates, wrappers, carried text, iframes) is
 changed a few nodes at a time (names, roles, ignored flags, properties,
 insertions, removals, moves, clickable map entries). The changed nodes are
-given to a :class:`~kobrowser._axmirror.MirrorStore` as the mirror would
+given to a :class:`~kobrowser._tab._axmirror.MirrorStore` as the mirror would
 (whole nodes, moved subtrees read again), whose :meth:`take_dirty` says what
 the memo forgets; every incremental build must equal a full build of the
 same nodes, text and tree.
@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from kobrowser._axmirror._store import MirrorStore
+from kobrowser._tab._axmirror._store import MirrorStore
 from kobrowser.snapshot import (
     AXNode,
     AXValue,

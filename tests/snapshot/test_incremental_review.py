@@ -1,6 +1,6 @@
 """Adversarial cases of incremental builds (``BuildMemo`` with ``MirrorStore.take_dirty``).
 
-Each test drives a :class:`~kobrowser._axmirror.MirrorStore` the way the
+Each test drives a :class:`~kobrowser._tab._axmirror.MirrorStore` the way the
 mirror does (whole nodes stored, missing children read again) and checks
 that a build reusing the memo equals a full build of the same nodes.
 """
@@ -12,8 +12,8 @@ import random
 import msgspec
 import pytest
 
-from kobrowser._axmirror import MirrorAnswer
-from kobrowser._axmirror._store import MirrorStore
+from kobrowser._tab._axmirror import MirrorAnswer
+from kobrowser._tab._axmirror._store import MirrorStore
 from kobrowser._tab._incremental import IncrementalBuilder
 from kobrowser.snapshot import AXNode, AXValue, FrameAX, Node, build_tree, format_snapshot
 from kobrowser.snapshot._format import FormatCache

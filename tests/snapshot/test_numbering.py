@@ -16,8 +16,8 @@ from _examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kobrowser._snapshot import Element, element_factory, number_snapshot
 from kobrowser._tab._fetch import FrameDocument
+from kobrowser._tab._snapshot import Element, element_factory, number_snapshot
 from kobrowser.snapshot import (
     FrameAX,
     Node,

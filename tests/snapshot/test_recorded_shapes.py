@@ -2,7 +2,7 @@
 
 ``fixtures/<shape>.json`` holds a page's HTML, the raw ``result`` of
 ``Accessibility.getFullAXTree`` and the clickable map
-``kobrowser._clickable.clickable_nodes`` read on the same page (recorded by
+``kobrowser._tab._clickable.clickable_nodes`` read on the same page (recorded by
 ``fixtures/record_shapes.py``). The expected texts are written by hand from
 docs/snapshot-format.md; the clickable lines need the map, which the tab's
 fetch does not pass yet, so they are checked here on the pure build.

@@ -1,0 +1,432 @@
+"""Which elements of a page are clickable: the clickable map of a frame session.
+
+Clickability is not in Chrome's accessibility tree. One call,
+``DOMSnapshot.captureSnapshot`` with the computed ``cursor`` and without DOM
+rects, paint order or text styles, gives it for every document the session
+renders (its own and every same-process child frame's, shadow trees
+included, closed ones too), keyed by backend node id:
+
+* ``isClickable``: the node has a click listener of its own (or is a link);
+* the computed ``cursor``.
+
+An element is **clickable** when it has a listener of its own, or when its
+cursor is ``pointer`` and its parent's (the nearest ancestor with a layout
+box) is not: the *outermost* element of a pointer area. So a row that shows
+a pointer because the list's delegated handler will take its click is
+caught, while the spans, icons and texts inside it, which inherit the
+pointer, are not marked one by one. ``<html>`` and ``<body>`` are never
+clickable (listeners there are delegation roots for the whole page).
+
+Every text node inside a clickable element is mapped to that element (the
+innermost one), so the snapshot can print the text of a clickable element
+that Chrome leaves out of its tree (a plain ``<span>`` with
+``cursor: pointer``) as clickable text of its own; an element with more than
+:data:`MAX_TEXT_NODES` text nodes maps none (a large area, such as a
+framework's app root with a listener, is a wrapper, not a control).
+
+Measured against the alternatives (benchmarks/RESULTS.md, "Clickable
+signal"): an in-page script reading ``getComputedStyle`` and the DevTools
+``getEventListeners`` of every element costs about the same in the page but
+needs one ``DOM.describeNode`` per element found to learn its backend id,
+cannot see into closed shadow roots or same-site cross-origin frames, and
+runs page-visible code; ``DOMDebugger.getEventListeners`` per node needs a
+remote object per node (tens of thousands of calls on a large page).
+
+Out-of-process frames are answered by their own session: call
+:func:`clickable_nodes` once per frame session. A snapshot asks for the maps
+inside its fetch batch through :class:`ClickableMaps`: one
+``captureSnapshot`` per session, sent before that session's AX calls (Chrome
+answers one session's calls in order, so the map is in when its frames' AX
+trees arrive and are built). On the CBOR pipe the native codec reads that
+answer itself and hands over only the map (``ClickableMapDecode``;
+``kobrowser/cdp/_cbor.c``, "the clickable map of a captureSnapshot answer"),
+which :func:`clickable_from_snapshot` takes as well: the rule above then has
+two copies, this module's (the reference, and every other transport's) and
+the codec's, held equal by ``tests/cdp/test_cbor_clickable_map.py``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Final
+
+import msgspec
+
+from kobrowser.cdp import ClickableMapDecode, LeanClickableDecode
+from kobrowser.snapshot._ax import gc_paused
+
+if TYPE_CHECKING:
+    from kobrowser.cdp import BatchCall, CDPSession
+
+__all__ = [
+    "MAX_TEXT_NODES",
+    "ClickableIndex",
+    "ClickableMaps",
+    "clickable_from_snapshot",
+    "clickable_index",
+    "clickable_nodes",
+]
+
+MAX_TEXT_NODES: Final = 32
+"""A clickable element with more text nodes than this maps none of them."""
+
+_ELEMENT: Final = 1
+_TEXT: Final = 3
+_NEVER: Final = frozenset({"HTML", "BODY"})
+
+PARAMS: Final = {
+    "computedStyles": ["cursor"],
+    "includeDOMRects": False,
+    "includePaintOrder": False,
+    "includeBlendedBackgroundColors": False,
+    "includeTextColorOpacities": False,
+}
+"""The ``DOMSnapshot.captureSnapshot`` parameters: the cursor, nothing else."""
+
+
+class _Rare(msgspec.Struct, gc=False):
+    index: list[int] = []
+
+
+class _Nodes(msgspec.Struct, gc=False):
+    parentIndex: list[int] = []
+    nodeType: list[int] = []
+    nodeName: list[int] = []
+    backendNodeId: list[int] = []
+    isClickable: _Rare | None = None
+    shadowRootType: _Rare | None = None
+
+
+class _Layout(msgspec.Struct, gc=False):
+    nodeIndex: list[int] = []
+    styles: list[list[int]] = []
+
+
+class _Document(msgspec.Struct, gc=False):
+    nodes: _Nodes
+    layout: _Layout
+
+
+class _Captured(msgspec.Struct, gc=False):
+    documents: list[_Document]
+    strings: list[str]
+
+
+_DECODER: Final = msgspec.json.Decoder(_Captured)
+
+
+class _Computed(msgspec.Struct, gc=False):
+    clickableMap: list[int]
+
+
+_COMPUTED: Final = msgspec.json.Decoder(_Computed)
+_COMPUTED_PREFIX: Final = b'{"clickableMap":'
+"""How the CBOR pipe's answer to a :class:`~kobrowser.cdp.ClickableMapDecode` call starts."""
+
+
+async def clickable_nodes(session: CDPSession, *, timeout: float) -> dict[int, int]:
+    """The clickable map of the documents ``session`` renders.
+
+    Args:
+        session: A page's or an out-of-process frame's session.
+        timeout: Deadline of the call, in seconds.
+
+    Returns:
+        Backend node id -> backend id of the clickable element it belongs to:
+        each clickable element maps to itself, each text node inside one (see
+        :data:`MAX_TEXT_NODES`) to the innermost. Pass it as the
+        ``clickable`` of every frame the session serves (backend ids are
+        unique within a renderer process).
+
+    Raises:
+        ProtocolError: Chrome refused the call.
+        CDPTimeoutError: No answer before the deadline.
+        TargetClosedError: The target went away.
+
+    Cancelling the caller abandons the call.
+    """
+    raw = await session.send_raw("DOMSnapshot.captureSnapshot", PARAMS, timeout=timeout)
+    return clickable_from_snapshot(raw)
+
+
+class ClickableMaps:
+    """The clickable maps of one snapshot's frame sessions, filled as they arrive.
+
+    :meth:`call` gives the batch call of a session's map; its answer is
+    decoded and kept as soon as it arrives. :meth:`get` is the session's
+    map, ``None`` while it has not arrived; a session whose call failed
+    (timed out, refused, target gone) gets an empty map: its elements are
+    simply not marked ``clickable``, the snapshot does not fail.
+    """
+
+    __slots__ = ("_indexed", "_indexes", "_maps")
+
+    def __init__(self) -> None:
+        self._maps: dict[CDPSession, Mapping[int, int]] = {}
+        self._indexed: set[CDPSession] = set()
+        self._indexes: dict[CDPSession, ClickableIndex | None] = {}
+
+    def preset(self, session: CDPSession, found: Mapping[int, int]) -> None:
+        """Use ``found`` as ``session``'s map: its ``captureSnapshot`` is not asked for."""
+        self._maps[session] = found
+
+    def has(self, session: CDPSession) -> bool:
+        """Whether ``session``'s map is known already (preset or arrived)."""
+        return session in self._maps
+
+    def want_index(self, session: CDPSession) -> None:
+        """Keep a :class:`ClickableIndex` of ``session``'s map when it arrives."""
+        self._indexed.add(session)
+
+    def index(self, session: CDPSession) -> ClickableIndex | None:
+        """``session``'s index (see :meth:`want_index`); None when there is none."""
+        return self._indexes.get(session)
+
+    def call(self, session: CDPSession) -> BatchCall:
+        """The ``DOMSnapshot.captureSnapshot`` batch call of ``session``'s map.
+
+        On the CBOR pipe the codec computes the map itself, unless an index
+        is wanted (:meth:`want_index`), which needs the whole node arrays.
+        """
+        indexed = session in self._indexed
+        lean = LeanClickableDecode if indexed else ClickableMapDecode
+        return (
+            session,
+            "DOMSnapshot.captureSnapshot",
+            PARAMS,
+            lean(functools.partial(self._arrived, session, indexed)),
+        )
+
+    def _arrived(self, session: CDPSession, indexed: bool, raw: msgspec.Raw) -> Mapping[int, int]:
+        if indexed:
+            index = clickable_index(raw)
+            found: Mapping[int, int] = index.found if index is not None else {}
+            self._indexes[session] = index
+            if index is None:
+                found = clickable_from_snapshot(raw)
+        else:
+            found = clickable_from_snapshot(raw)
+        self._maps[session] = found
+        return found
+
+    def failed(self, session: CDPSession) -> None:
+        """Record that ``session``'s call failed (its map is empty)."""
+        self._maps.setdefault(session, {})
+
+    def get(self, session: CDPSession) -> Mapping[int, int] | None:
+        """``session``'s map, or ``None`` when it has not arrived (yet)."""
+        return self._maps.get(session)
+
+
+def clickable_from_snapshot(raw: bytes | msgspec.Raw) -> dict[int, int]:
+    """The clickable map of a ``DOMSnapshot.captureSnapshot`` result (JSON bytes).
+
+    The result must have been taken with ``computedStyles: ["cursor"]`` (see
+    :data:`PARAMS`). It may also be the map the CBOR pipe's codec computed
+    from such a result (the answer to a :class:`~kobrowser.cdp.ClickableMapDecode`
+    call): ``{"clickableMap": [backend, target, ...]}``.
+    """
+    if _computed(raw):
+        pairs = iter(_COMPUTED.decode(raw).clickableMap)
+        return dict(zip(pairs, pairs, strict=False))
+    # Read in a helper: the decoded answer (arrays with an item per DOM node)
+    # is let go when it returns, inside the pause, so no collection walks it.
+    with gc_paused():
+        return _map_of(_DECODER.decode(raw))
+
+
+def _computed(raw: bytes | msgspec.Raw) -> bool:
+    """Whether ``raw`` is a map the codec computed (not Chrome's answer)."""
+    return bytes(memoryview(raw)[: len(_COMPUTED_PREFIX)]) == _COMPUTED_PREFIX
+
+
+def _map_of(captured: _Captured) -> dict[int, int]:
+    pointer, never = _markers(captured.strings)
+    found: dict[int, int] = {}
+    for document in captured.documents:
+        _document(document, pointer, never, found)
+    return found
+
+
+def _markers(strings: list[str]) -> tuple[int, set[int]]:
+    """The string index of ``pointer`` (-2: none), and those of the elements never clickable."""
+    pointer = strings.index("pointer") if "pointer" in strings else -2
+    return pointer, {i for i, s in enumerate(strings) if s in _NEVER}
+
+
+class ClickableIndex:
+    """A clickable map with what it takes to update it after text-only changes.
+
+    Only built for a session rendering one document without shadow roots
+    (:func:`clickable_index`). When nodes change but no element does (text
+    nodes added or removed), the map changes only for those text nodes: a
+    text node belongs to its parent's owner (the innermost clickable element
+    around it), and an owner with more than :data:`MAX_TEXT_NODES` text
+    nodes maps none of them.
+
+    Attributes:
+        found: the clickable map (backend id -> backend id of its element).
+        owner_of: backend id of every node that is not a text node -> backend
+            id of the innermost clickable element around it (itself when
+            clickable), 0 for none.
+        texts_of: backend id of a node -> backend ids of its text children.
+        members: backend id of a clickable element -> backend ids of the text
+            nodes it owns (mapped or not).
+    """
+
+    __slots__ = ("found", "members", "owner_of", "texts_of")
+
+    def __init__(
+        self,
+        found: dict[int, int],
+        owner_of: dict[int, int],
+        texts_of: dict[int, list[int]],
+        members: dict[int, list[int]],
+    ) -> None:
+        self.found = found
+        self.owner_of = owner_of
+        self.texts_of = texts_of
+        self.members = members
+
+    def update_texts(self, changed: Mapping[int, list[int]]) -> dict[int, int] | None:
+        """Apply new text children of some nodes; the new map, or None if unknown.
+
+        Args:
+            changed: backend id of a node -> backend ids of its text children now.
+
+        Returns:
+            The updated map (a new dict; :attr:`found` becomes it), or None
+            when a node is not in the index (the caller reads the map afresh).
+        """
+        owner_of, texts_of, members = self.owner_of, self.texts_of, self.members
+        if any(node not in owner_of for node in changed):
+            return None
+        found = dict(self.found)
+        touched: set[int] = set()
+        for node in changed:  # removals first: a text node may move between them
+            owner = owner_of[node]
+            old = texts_of.get(node, [])
+            if owner and old:
+                gone = set(old)
+                members[owner] = [t for t in members.get(owner, []) if t not in gone]
+                for text in old:
+                    found.pop(text, None)
+                touched.add(owner)
+        for node, texts in changed.items():
+            owner = owner_of[node]
+            if texts:
+                texts_of[node] = list(texts)
+            else:
+                texts_of.pop(node, None)
+            if owner and texts:
+                members.setdefault(owner, []).extend(texts)
+                touched.add(owner)
+        for owner in touched:
+            owned = members.get(owner, [])
+            if len(owned) <= MAX_TEXT_NODES:
+                for text in owned:
+                    found[text] = owner
+            else:
+                for text in owned:
+                    found.pop(text, None)
+        self.found = found
+        return found
+
+
+def clickable_index(raw: bytes | msgspec.Raw) -> ClickableIndex | None:
+    """The :class:`ClickableIndex` of a ``captureSnapshot`` result (see :data:`PARAMS`).
+
+    None when the session renders more than one document (same-process
+    frames) or a shadow root: its map is only ever read afresh.
+    """
+    with gc_paused():  # the answer is let go inside the pause, as in clickable_from_snapshot
+        return _index_of(_DECODER.decode(raw))
+
+
+def _index_of(captured: _Captured) -> ClickableIndex | None:
+    if len(captured.documents) != 1:
+        return None
+    document = captured.documents[0]
+    shadows = document.nodes.shadowRootType
+    if shadows is not None and shadows.index:
+        return None
+    pointer, never = _markers(captured.strings)
+    index = ClickableIndex({}, {}, {}, {})
+    _document(document, pointer, never, index.found, index)
+    return index
+
+
+def _document(
+    document: _Document,
+    pointer: int,
+    never: set[int],
+    found: dict[int, int],
+    index: ClickableIndex | None = None,
+) -> None:
+    nodes = document.nodes
+    parents = nodes.parentIndex
+    types = nodes.nodeType
+    names = nodes.nodeName
+    backends = nodes.backendNodeId
+    count = len(backends)
+    if not count:
+        return
+    listeners = set(nodes.isClickable.index) if nodes.isClickable is not None else set()
+    # Cursor string index per node; -1 without a layout box (inherits the parent's).
+    cursor = [-1] * count
+    layout = document.layout
+    for at, styles in zip(layout.nodeIndex, layout.styles, strict=False):
+        if styles and at < count:
+            cursor[at] = styles[0]
+    # Effective cursor (a node without a box takes its parent's) and owner
+    # (node index of the innermost clickable element, -1 for none).
+    effective = [-1] * count
+    owner = [-1] * count
+    texts: dict[int, list[int]] = {}
+    for i in range(count):
+        parent = parents[i]
+        inherited = effective[parent] if 0 <= parent < i else -1
+        own = cursor[i]
+        effective[i] = own if own != -1 else inherited
+        up = owner[parent] if 0 <= parent < i else -1
+        kind = types[i]
+        if kind == _ELEMENT:
+            if names[i] not in never and (
+                i in listeners or (own == pointer and inherited != pointer)
+            ):
+                found[backends[i]] = backends[i]
+                owner[i] = i
+            else:
+                owner[i] = up
+        elif kind == _TEXT and up != -1:
+            texts.setdefault(up, []).append(i)
+        else:
+            owner[i] = up
+    for element, members in texts.items():
+        if len(members) <= MAX_TEXT_NODES:
+            target = backends[element]
+            for i in members:
+                found[backends[i]] = target
+    if index is not None:
+        _fill(index, parents, types, backends, owner, texts)
+
+
+def _fill(
+    index: ClickableIndex,
+    parents: list[int],
+    types: list[int],
+    backends: list[int],
+    owner: list[int],
+    texts: dict[int, list[int]],
+) -> None:
+    owner_of, texts_of = index.owner_of, index.texts_of
+    for i, kind in enumerate(types):
+        if kind == _TEXT:
+            parent = parents[i]
+            if parent >= 0:
+                texts_of.setdefault(backends[parent], []).append(backends[i])
+        else:
+            up = owner[i]
+            owner_of[backends[i]] = backends[up] if up >= 0 else 0
+    index.members = {backends[e]: [backends[i] for i in members] for e, members in texts.items()}
