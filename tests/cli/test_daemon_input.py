@@ -25,7 +25,8 @@ from kobrowser.cli._protocol import MAX_LINE, PROTOCOL_VERSION
 
 from .conftest import Ko, Runtime, make_runtime
 
-pytestmark = pytest.mark.timeout(300)
+# Every test talks to a live daemon (the module fixture `wire`), which drives Chrome.
+pytestmark = [pytest.mark.timeout(300), pytest.mark.browser]
 
 SESSION = "wire"
 PAGE = """<!doctype html><title>Wire</title><button>Go</button><input aria-label=Name>
@@ -129,7 +130,6 @@ def assert_refused(reply: dict[str, Any] | None) -> None:
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-@pytest.mark.browser
 @given(data=st.binary(max_size=300))
 def test_garbage_bytes_get_an_error_reply(wire: Wire, data: bytes) -> None:
     line = data.replace(b"\n", b" ") + b"\n"
