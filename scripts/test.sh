@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Set everything up, then run the whole check: ruff, mypy, pytest.
+# Set everything up, then run the whole check: ruff, mypy, the package build, pytest.
 # Arguments go to pytest: scripts/test.sh tests/cdp -k crash -x
 # --fast (first argument) skips the long soak/load/lifecycle tests marked
 # `slow` (pytest -m "not slow") and runs a fifth of each property test's
 # hypothesis examples (KOBROWSER_TEST_FAST=1); CI (.ci/run) runs everything.
-# All three run even when one fails; the exit status is non-zero if any failed.
+# All of them run even when one fails; the exit status is non-zero if any failed.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -30,6 +30,9 @@ step "ruff check ."
 step "mypy (config in pyproject.toml)"
 .venv/bin/mypy || failed+=("mypy")
 
+step "package (scripts/check-package.sh: sdist and wheel into fresh virtualenvs)"
+scripts/check-package.sh || failed+=("package")
+
 step "pytest ${pytest_args[*]}"
 rc=0
 .venv/bin/python -m pytest "${pytest_args[@]}" || rc=$?
@@ -45,4 +48,4 @@ if [[ ${#failed[@]} -gt 0 ]]; then
     printf '\ntest: FAILED: %s\n' "${joined%, }" >&2
     exit 1
 fi
-printf '\ntest: all passed (ruff, mypy, pytest)\n' >&2
+printf '\ntest: all passed (ruff, mypy, package, pytest)\n' >&2
