@@ -41,7 +41,6 @@ from typing import Protocol
 from kobrowser.actions import USAGE, Outcome
 from kobrowser.agent._models import Message
 
-
 __all__ = ["build_messages", "outcome_text", "system_prompt", "token_counter"]
 
 
