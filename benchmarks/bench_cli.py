@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks._common import loads
+
 NAME = "cli"
 TITLE = "CLI: warm `ko-browser get title` vs `python -c pass`"
 TARGET_MS = 40.0
@@ -123,7 +125,7 @@ def run(quick: bool = False) -> str:
         shutil.rmtree(directory, ignore_errors=True)
 
     floor = statistics.median(times["python -c pass (floor)"])
-    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    load = loads()
     lines = [
         f"{rounds} interleaved rounds; wall time of the whole process, daemon warm, "
         "kobrowser's bytecode compiled first (as a wheel install does). "

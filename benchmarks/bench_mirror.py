@@ -27,11 +27,10 @@ import asyncio
 import gc
 import statistics
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from benchmarks._common import LocalServer
 from benchmarks.pages import table_page
 
 NAME = "mirror"
@@ -54,26 +53,10 @@ def page_html(rows: int) -> bytes:
     return html.encode()
 
 
-class _Server:
-    def __init__(self, body: bytes) -> None:
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/table"
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+def page_server(rows: int) -> LocalServer:
+    """The table page with the click handler, served on every path of one origin."""
+    body = page_html(rows)
+    return LocalServer(lambda path, query, port: body)
 
 
 def _log(message: str) -> None:
@@ -95,7 +78,8 @@ async def run_all(rows: int, steps: int) -> dict[str, Any]:
     from kobrowser.cdp import find_chrome
 
     chrome = find_chrome()
-    server = _Server(page_html(rows))
+    server = page_server(rows).start()
+    url = server.url("/table")
     result: dict[str, Any] = {"rows": rows, "steps": steps, "loops": {}}
     try:
         async with (
@@ -107,10 +91,10 @@ async def run_all(rows: int, steps: int) -> dict[str, Any]:
             kb_full.ax_mirror = AXMirrorSettings(enabled=False)
             pw = await p.chromium.launch(executable_path=chrome, args=["--no-sandbox"])
             try:
-                mirror_tab = await kb_mirror.new_tab(server.url)
-                full_tab = await kb_full.new_tab(server.url)
+                mirror_tab = await kb_mirror.new_tab(url)
+                full_tab = await kb_full.new_tab(url)
                 pw_page = await pw.new_page()
-                await pw_page.goto(server.url, wait_until="load")
+                await pw_page.goto(url, wait_until="load")
                 await asyncio.sleep(0.5)
                 first: dict[str, float] = {}
                 for name, tab in (("full", full_tab), ("mirror", mirror_tab)):

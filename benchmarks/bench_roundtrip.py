@@ -45,6 +45,7 @@ from typing import Any
 import aiohttp
 
 import kobrowser
+from benchmarks._common import load
 from kobrowser.cdp import ChromeProcess, find_chrome
 
 NAME = "roundtrip"
@@ -255,7 +256,7 @@ def table(results: dict[str, dict[str, float]], rounds: int, sequential: int) ->
     lines = [
         f"{rounds} rounds (+1 warm-up) of {sequential} sequential calls and one burst of "
         f"{CONCURRENT:,} concurrent calls per contender, interleaved; medians. Load average"
-        f" (1 min) at the end: {os.getloadavg()[0]:.1f} (shared machine: noisy figures).",
+        f" (1 min) at the end: {load():.1f} (shared machine: noisy figures).",
         "",
         "| contender | latency (median) | latency p90 | vs floor pipe | vs Playwright "
         f"| {CONCURRENT:,} concurrent | calls/s |",

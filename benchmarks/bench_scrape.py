@@ -31,12 +31,12 @@ import argparse
 import asyncio
 import os
 import statistics
-import time
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchmarks._common import cpu_times, descendants, load, timed_result
 from benchmarks.scrape_corpus import corpus, serve
 
 NAME = "scrape"
@@ -50,43 +50,16 @@ TIMEOUT = 120.0
 PAUSE = 1.0
 """Seconds of idle before each timed job (2 shared cores: let the machine settle)."""
 
-_TICK = os.sysconf("SC_CLK_TCK")
 KINDS = ("renderers", "chrome browser", "other chrome", "node driver", "python")
 
 
 # -- CPU accounting -----------------------------------------------------------------
 
 
-def _descendants(root: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(entry))
-    out, stack = [], [root]
-    while stack:
-        pid = stack.pop()
-        out.append(pid)
-        stack.extend(children.get(pid, []))
-    return out
-
-
-def _cpu() -> dict[int, tuple[str, float]]:
+def cpu_by_process() -> dict[int, tuple[str, float]]:
     """pid -> (kind, CPU seconds) of this process and all below it."""
     found: dict[int, tuple[str, float]] = {}
-    for pid in _descendants(os.getpid()):
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                cmd = f.read().decode(errors="replace")
-        except OSError:
-            continue
+    for pid, (cmd, seconds) in cpu_times(descendants(os.getpid())).items():
         if pid == os.getpid():
             kind = "python"
         elif "--type=renderer" in cmd:
@@ -99,11 +72,11 @@ def _cpu() -> dict[int, tuple[str, float]]:
             kind = "node driver"
         else:
             kind = "other chrome"
-        found[pid] = (kind, (int(fields[11]) + int(fields[12])) / _TICK)
+        found[pid] = (kind, seconds)
     return found
 
 
-def _cpu_delta(
+def cpu_delta(
     before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]]
 ) -> dict[str, float]:
     totals = dict.fromkeys(KINDS, 0.0)
@@ -132,18 +105,16 @@ async def _measure(
     contender: str, concurrency: int, call: Callable[[], Awaitable[list[tuple[bool, int]]]]
 ) -> Job:
     await asyncio.sleep(PAUSE)
-    load = os.getloadavg()[0]
-    before = _cpu()
-    start = time.perf_counter()
-    outcomes = await call()
-    seconds = time.perf_counter() - start
-    cpu = _cpu_delta(before, _cpu())
+    start_load = load()
+    before = cpu_by_process()
+    seconds, outcomes = await timed_result(call)
+    cpu = cpu_delta(before, cpu_by_process())
     ok = sum(1 for good, _ in outcomes if good)
     chars = sum(size for _, size in outcomes)
-    job = Job(contender, concurrency, seconds, len(outcomes), ok, load, cpu, chars)
+    job = Job(contender, concurrency, seconds, len(outcomes), ok, start_load, cpu, chars)
     print(
         f"  {contender:32} c={concurrency:2}: {job.rate:5.1f} pages/s ({seconds:5.1f} s, "
-        f"{ok}/{len(outcomes)} ok, load {load:.1f}, CPU {sum(cpu.values()):.1f} s)",
+        f"{ok}/{len(outcomes)} ok, load {start_load:.1f}, CPU {sum(cpu.values()):.1f} s)",
         flush=True,
     )
     return job

@@ -29,12 +29,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import os
-import statistics
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from benchmarks._common import load, median_ms, timed
 from benchmarks.pages import PageServer
 
 NAME = "screenshot"
@@ -43,12 +41,6 @@ TITLE = "Seeing the page: screenshots (plain, full, element, annotated), boxes, 
 PAGES = ("form", "cross20", "table")
 PAUSE = 0.2
 PW_BOXES = 100  # Playwright asks box by box: the first 100 controls are enough to time it
-
-
-async def _timed(call: Callable[[], Awaitable[Any]]) -> float:
-    start = time.perf_counter()
-    await call()
-    return time.perf_counter() - start
 
 
 async def _settle_frames(tab: Any, want: int) -> None:
@@ -83,7 +75,7 @@ async def _run(rounds: int) -> dict[str, Any]:
         ):
             pw = await p.chromium.launch(executable_path=chrome, args=["--no-sandbox"])
             try:
-                load_before = os.getloadavg()[0]
+                load_before = load()
                 for page_name in PAGES:
                     url = server.url(page_name)
                     tab = await kb.new_tab(url)
@@ -141,18 +133,14 @@ async def _run(rounds: int) -> dict[str, Any]:
                         shift = i % len(steps)
                         for name, step in steps[shift:] + steps[:shift]:
                             await asyncio.sleep(PAUSE)
-                            record(f"{page_name} {name}", await _timed(step))
+                            record(f"{page_name} {name}", await timed(step))
                     print(f"  {page_name} done", flush=True)
                     await tab.close()
                     await page.close()
-                load_after = os.getloadavg()[0]
+                load_after = load()
             finally:
                 await pw.close()
     return {"times": times, "rounds": rounds, "info": info, "load": (load_before, load_after)}
-
-
-def _ms(values: list[float] | None) -> str:
-    return f"{statistics.median(values) * 1000:.1f} ms" if values else "-"
 
 
 def _table(result: dict[str, Any]) -> str:
@@ -163,8 +151,8 @@ def _table(result: dict[str, Any]) -> str:
 
         def row(label: str, kb: str, pw: str | None, page_name: str = page_name) -> str:
             return (
-                f"| {label} | {_ms(t.get(f'{page_name} {kb}'))}"
-                f" | {_ms(t.get(f'{page_name} {pw}')) if pw else ''} |"
+                f"| {label} | {median_ms(t.get(f'{page_name} {kb}', []))}"
+                f" | {median_ms(t.get(f'{page_name} {pw}', [])) if pw else ''} |"
             )
 
         out.append(

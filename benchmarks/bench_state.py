@@ -22,12 +22,12 @@ Run: ``.venv/bin/python -m benchmarks state [--quick]``.
 from __future__ import annotations
 
 import asyncio
-import os
 import statistics
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from benchmarks._common import load, median_ms, timed
 from benchmarks.pages import PageServer
 
 NAME = "state"
@@ -63,12 +63,6 @@ def _state() -> dict[str, Any]:
     return {"cookies": cookies, "origins": origins}
 
 
-async def _timed(call: Callable[[], Awaitable[Any]]) -> float:
-    start = time.perf_counter()
-    await call()
-    return time.perf_counter() - start
-
-
 async def _run(rounds: int) -> dict[str, Any]:
     from playwright.async_api import async_playwright
 
@@ -99,7 +93,7 @@ async def _run(rounds: int) -> dict[str, Any]:
                 kb_emu = await kb.new_context(device="iPhone 15", **emulated)
                 pw_plain = await pw.new_context()
                 pw_emu = await pw.new_context(**phone, **emulated)
-                load_before = os.getloadavg()[0]
+                load_before = load()
                 for i in range(rounds + 1):  # round 0: warm-up, not recorded
                     recording["on"] = i > 0
 
@@ -194,21 +188,17 @@ async def _run(rounds: int) -> dict[str, Any]:
                     shift = i % len(steps)
                     for name, step in steps[shift:] + steps[:shift]:
                         await asyncio.sleep(PAUSE)
-                        seconds = await _timed(step)
+                        seconds = await timed(step)
                         if name.endswith("bare"):
                             record(
                                 "kobrowser new_context()" if name.startswith("kb")
                                 else "playwright new_context()", seconds
                             )  # fmt: skip
                     print(f"  round {i} done", flush=True)
-                load_after = os.getloadavg()[0]
+                load_after = load()
             finally:
                 await pw.close()
     return {"times": times, "rounds": rounds, "load": (load_before, load_after)}
-
-
-def _ms(values: list[float]) -> str:
-    return f"{statistics.median(values) * 1000:.1f} ms"
 
 
 def _table(result: dict[str, Any]) -> str:
@@ -216,27 +206,28 @@ def _table(result: dict[str, Any]) -> str:
     rows = [
         "| step | kobrowser | Playwright |",
         "|---|---:|---:|",
-        f"| bare `new_context()` (+ close) | {_ms(t['kobrowser new_context()'])}"
-        f" | {_ms(t['playwright new_context()'])} |",
-        f"| `new_context(storage_state=...)` | {_ms(t['kobrowser load'])}"
-        f" | {_ms(t['playwright load'])} |",
+        f"| bare `new_context()` (+ close) | {median_ms(t['kobrowser new_context()'])}"
+        f" | {median_ms(t['playwright new_context()'])} |",
+        f"| `new_context(storage_state=...)` | {median_ms(t['kobrowser load'])}"
+        f" | {median_ms(t['playwright load'])} |",
         f"| `storage_state()`, no tab open ({ORIGINS} origins in a scratch tab)"
-        f" | {_ms(t['kobrowser save (scratch tab)'])} | {_ms(t['playwright save'])} |",
+        f" | {median_ms(t['kobrowser save (scratch tab)'])} | {median_ms(t['playwright save'])} |",
         f"| `storage_state()`, one tab open on a 7th origin"
-        f" | {_ms(t['kobrowser save (+1 live tab)'])}"
-        f" | {_ms(t['playwright save (+1 live tab)'])} |",
-        f"| new tab + load a small page, no emulation | {_ms(t['kobrowser new tab, plain'])}"
-        f" | {_ms(t['playwright new page, plain'])} |",
+        f" | {median_ms(t['kobrowser save (+1 live tab)'])}"
+        f" | {median_ms(t['playwright save (+1 live tab)'])} |",
+        f"| new tab + load a small page, no emulation | {median_ms(t['kobrowser new tab, plain'])}"
+        f" | {median_ms(t['playwright new page, plain'])} |",
         f"| the same with iPhone 15 + locale + time zone + dark"
-        f" | {_ms(t['kobrowser new tab, emulated'])} | {_ms(t['playwright new page, emulated'])} |",
+        f" | {median_ms(t['kobrowser new tab, emulated'])}"
+        f" | {median_ms(t['playwright new page, emulated'])} |",
     ]
     rows.append(
         f"| emulation batch a new tab gets (kobrowser; sent to a live tab)"
-        f" | {_ms(t['kobrowser emulation batch'])} | |"
+        f" | {median_ms(t['kobrowser emulation batch'])} | |"
     )
     rows.append(
         f"| one CDP round trip (`Runtime.evaluate 1`), for scale"
-        f" | {_ms(t['kobrowser round trip'])} | |"
+        f" | {median_ms(t['kobrowser round trip'])} | |"
     )
     kb_cost = statistics.median(t["kobrowser new tab, emulated"]) - statistics.median(
         t["kobrowser new tab, plain"]

@@ -18,12 +18,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
-import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
+from benchmarks._common import load, timed
 from benchmarks.pages import PageServer
 
 NAME = "tabs"
@@ -33,12 +31,6 @@ TABS = 16
 ROWS = 250  # table rows: about 4,000 AX nodes
 PAUSE = 0.5
 """Seconds of idle before each timed round (2 shared cores: let Chrome settle)."""
-
-
-async def _timed(call: Callable[[], Awaitable[Any]]) -> float:
-    start = time.perf_counter()
-    await call()
-    return time.perf_counter() - start
 
 
 async def _run(rounds: int, tabs: int) -> dict[str, Any]:
@@ -90,7 +82,7 @@ async def _run(rounds: int, tabs: int) -> dict[str, Any]:
                     "kobrowser ws": [],
                     "playwright": [],
                 }
-                load_before = os.getloadavg()[0]
+                load_before = load()
                 for i in range(rounds):
                     order = [
                         ("kobrowser", kb_round),
@@ -100,7 +92,7 @@ async def _run(rounds: int, tabs: int) -> dict[str, Any]:
                     order = order[i % 3 :] + order[: i % 3]  # rotate: each goes first in turn
                     for name, call in order:
                         await asyncio.sleep(PAUSE)
-                        times[name].append(await _timed(call))
+                        times[name].append(await timed(call))
                         print(
                             f"  round {i + 1} {name}: {times[name][-1] * 1000:.0f} ms", flush=True
                         )
@@ -114,7 +106,7 @@ async def _run(rounds: int, tabs: int) -> dict[str, Any]:
         "kb_chars": len(kb_snaps[0].text),
         "pw_chars": len(pw_snaps[0]),
         "times": times,
-        "load": (load_before, os.getloadavg()[0]),
+        "load": (load_before, load()),
     }
 
 

@@ -38,12 +38,12 @@ import io
 import json
 import os
 import tarfile
-import threading
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+from benchmarks._common import LocalServer
 
 __all__ = ["BLOCK_OTHER_HOSTS", "SOURCES", "CorpusPage", "CorpusServer", "load_corpus"]
 
@@ -175,57 +175,27 @@ def load_corpus(cache: Path | None = None, *, limit: int | None = None) -> list[
     return pages[:limit] if limit is not None else pages
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
-        page = self.server.pages.get(path)
-        if page is None:
-            self.send_error(404)
-            return
-        data = page.read()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
-        self.wfile.write(data)
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    pages: dict[str, CorpusPage]
-
-
 class CorpusServer:
     """Serves corpus pages on ``http://127.0.0.1:<port>/<name>`` from a thread.
 
-    Use as a context manager; :meth:`url` gives a page's address.
+    A :class:`~benchmarks._common.LocalServer` answering ``text/html`` with no
+    charset. Use as a context manager; :meth:`url` gives a page's address.
     """
 
     def __init__(self, pages: list[CorpusPage]) -> None:
         self._pages = {"/" + page.name: page for page in pages}
-        self._server: _Server | None = None
+        self._server = LocalServer(self._render, content_type="text/html")
+
+    def _render(self, path: str, query: dict[str, str], port: int) -> bytes | None:
+        page = self._pages.get(path)
+        return None if page is None else page.read()
 
     def __enter__(self) -> CorpusServer:
-        server = _Server(("127.0.0.1", 0), _Handler)
-        server.pages = self._pages
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        self._server = server
+        self._server.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+        self._server.close()
 
     def url(self, page: CorpusPage) -> str:
-        assert self._server is not None, "use the server as a context manager"
-        port = self._server.server_address[1]
-        return f"http://127.0.0.1:{port}/{urllib.parse.quote(page.name)}"
+        return self._server.url("/" + urllib.parse.quote(page.name))

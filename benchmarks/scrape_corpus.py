@@ -7,7 +7,7 @@ a few hundred KB, deterministic by seed); it can later return the real-page
 corpus of the snapshot benchmarks instead without touching the benchmark.
 
 :func:`serve` writes the pages to a directory and serves it from a separate
-process (``python -m benchmarks.scrape_corpus DIR``), on 127.0.0.1, with
+process (:func:`benchmarks._common.serve_in_subprocess`), on 127.0.0.1, with
 ``Cache-Control: no-store`` and HTTP/1.1 keep-alive, so the page server's
 Python never competes with the client under test for the GIL.
 """
@@ -17,13 +17,8 @@ from __future__ import annotations
 import contextlib
 import html
 import random
-import subprocess
-import sys
-import tempfile
-from collections.abc import Iterator
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
+
+from benchmarks._common import serve_in_subprocess
 
 __all__ = ["corpus", "serve"]
 
@@ -210,46 +205,10 @@ def corpus(count: int = 240, seed: int = 14) -> list[tuple[str, str]]:
     return pages
 
 
-class _Handler(SimpleHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+def serve(pages: list[tuple[str, str]]) -> contextlib.AbstractContextManager[str]:
+    """Serve ``pages`` from another process; gives the origin ``http://127.0.0.1:PORT``.
 
-    def end_headers(self) -> None:
-        self.send_header("Cache-Control", "no-store")
-        super().end_headers()
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@contextlib.contextmanager
-def serve(pages: list[tuple[str, str]]) -> Iterator[str]:
-    """Serve ``pages`` from another process; yields the origin ``http://127.0.0.1:PORT``."""
-    with tempfile.TemporaryDirectory(prefix="kobrowser-bench-scrape-") as directory:
-        for path, text in pages:
-            target = Path(directory) / path.lstrip("/")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text)
-        process = subprocess.Popen(
-            [sys.executable, "-m", "benchmarks.scrape_corpus", directory],
-            stdout=subprocess.PIPE,
-            text=True,
-            cwd=Path(__file__).resolve().parents[1],
-        )
-        try:
-            assert process.stdout is not None
-            port = int(process.stdout.readline())
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            process.terminate()
-            process.wait(10)
-
-
-def _main(directory: str) -> None:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Handler, directory=directory))
-    server.daemon_threads = True
-    print(server.server_address[1], flush=True)
-    server.serve_forever()
-
-
-if __name__ == "__main__":
-    _main(sys.argv[1])
+    :func:`benchmarks._common.serve_in_subprocess` (``text/html``, HTTP/1.1
+    keep-alive, ``Cache-Control: no-store``).
+    """
+    return serve_in_subprocess(pages, prefix="kobrowser-bench-scrape-")

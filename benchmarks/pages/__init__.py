@@ -1,8 +1,8 @@
 """Generated benchmark pages, served from memory on two local origins.
 
 Nothing here is committed as HTML: every page is built by a function at run
-time and served by :class:`PageServer`, a small ``http.server`` on its own
-thread listening on two ports, so one page can embed frames of another
+time and served by :class:`PageServer`, a :class:`~benchmarks._common.LocalServer`
+listening on two ports, so one page can embed frames of another
 origin (``127.0.0.1:A`` embeds ``localhost:B`` and the other way round; the
 two are different sites, so Chrome puts them in different renderer processes
 and the embedded frames become out-of-process iframes).
@@ -21,9 +21,8 @@ Pages (path on either port):
 from __future__ import annotations
 
 import html
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
+
+from benchmarks._common import LocalServer
 
 __all__ = ["PAGES", "PageServer", "form_page", "frames_page", "nested_page", "table_page"]
 
@@ -87,39 +86,11 @@ def nested_page(level: int, levels: int, per_level: int, other_origin: str) -> s
     return frames_page(per_level, src, title)
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        parts = urlsplit(self.path)
-        query = {k: v[0] for k, v in parse_qs(parts.query).items()}
-        body = self.server.owner.render(parts.path, query, self.server.port)
-        if body is None:
-            self.send_error(404)
-            return
-        data = body.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
-        self.wfile.write(data)
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    owner: PageServer
-    port: int
-
-
 class PageServer:
     """Serves the pages on ``http://127.0.0.1:A`` and ``http://localhost:B``.
 
     Use as a context manager; ``url(name)`` is the page on the first origin.
+    Subclasses add pages by overriding :meth:`render`.
     """
 
     def __init__(self, rows: int = 2400, frames: int = 20, levels: int = 3, per_level: int = 3):
@@ -127,35 +98,24 @@ class PageServer:
         self.frames = frames
         self.levels = levels
         self.per_level = per_level
-        self._servers: list[_Server] = []
+        self._server = LocalServer(self.render, hosts=("127.0.0.1", "localhost"))
         self._table: str | None = None
         self.origin_a = ""
         self.origin_b = ""
 
     def __enter__(self) -> PageServer:
-        for host in ("127.0.0.1", "localhost"):
-            server = _Server(("127.0.0.1", 0), _Handler)
-            server.owner = self
-            server.port = server.server_address[1]
-            threading.Thread(target=server.serve_forever, daemon=True).start()
-            self._servers.append(server)
-            origin = f"http://{host}:{server.port}"
-            if host == "127.0.0.1":
-                self.origin_a = origin
-            else:
-                self.origin_b = origin
+        self._server.start()
+        self.origin_a, self.origin_b = self._server.origins
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for server in self._servers:
-            server.shutdown()
-            server.server_close()
+        self._server.close()
 
     def url(self, page: str) -> str:
         return f"{self.origin_a}/{page}"
 
     def _other(self, port: int) -> str:
-        return self.origin_b if port == self._servers[0].port else self.origin_a
+        return self.origin_b if port == self._server.ports[0] else self.origin_a
 
     def render(self, path: str, query: dict[str, str], port: int) -> str | None:
         if path == "/table":

@@ -7,7 +7,7 @@ phase's wall time is its latency, not a share of a busy machine): kobrowser
 total per phase, and the CPU each process kind spent over the whole pass
 (as ``bench_scrape``). A probe, not a runner benchmark (nothing is recorded).
 
-Run: ``.venv/bin/python -m benchmarks.probe_scrape [--pages 80]``.
+Run: ``.venv/bin/python -m benchmarks.probes.scrape [--pages 80]``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import statistics
 import time
 from typing import Any
 
-from benchmarks.bench_scrape import KINDS, _cpu, _cpu_delta
+from benchmarks.bench_scrape import KINDS, cpu_by_process, cpu_delta
 from benchmarks.scrape_corpus import corpus, serve
 
 
@@ -47,7 +47,7 @@ async def _run(count: int) -> None:
                 await tab.open(urls[0])
                 await tab.snapshot()
                 phases: dict[str, list[float]] = {"open": [], "snapshot": []}
-                before = _cpu()
+                before = cpu_by_process()
                 for url in urls:
                     t0 = time.perf_counter()
                     await tab.open(url, timeout=120)
@@ -56,7 +56,7 @@ async def _run(count: int) -> None:
                     t2 = time.perf_counter()
                     phases["open"].append(t1 - t0)
                     phases["snapshot"].append(t2 - t1)
-                _show("kobrowser", phases, _cpu_delta(before, _cpu()), len(urls))
+                _show("kobrowser", phases, cpu_delta(before, cpu_by_process()), len(urls))
             async with async_playwright() as p:
                 pw = await p.chromium.launch(executable_path=chrome, args=["--no-sandbox"])
                 try:
@@ -64,7 +64,7 @@ async def _run(count: int) -> None:
                     await page.goto(urls[0])
                     await page.aria_snapshot(mode="ai")
                     phases = {"goto": [], "aria_snapshot": [], "title": []}
-                    before = _cpu()
+                    before = cpu_by_process()
                     for url in urls:
                         t0 = time.perf_counter()
                         await page.goto(url, wait_until="load", timeout=120_000)
@@ -76,7 +76,7 @@ async def _run(count: int) -> None:
                         phases["goto"].append(t1 - t0)
                         phases["aria_snapshot"].append(t2 - t1)
                         phases["title"].append(t3 - t2)
-                    _show("playwright", phases, _cpu_delta(before, _cpu()), len(urls))
+                    _show("playwright", phases, cpu_delta(before, cpu_by_process()), len(urls))
                 finally:
                     await pw.close()
 

@@ -23,14 +23,13 @@ Pages: the 2,400-row table of ``benchmarks/pages``, a generated feed of
 span per row), and the real-page corpus (``benchmarks/corpus.py``; sums
 over its pages, one round each).
 
-Run: ``.venv/bin/python -m benchmarks.probe_clickable [--rounds N] [--corpus N]``.
+Run: ``.venv/bin/python -m benchmarks.probes.clickable [--rounds N] [--corpus N]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
 import tempfile
 import time
@@ -38,6 +37,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from benchmarks._common import loads
 from benchmarks.corpus import BLOCK_OTHER_HOSTS, CorpusPage, CorpusServer, load_corpus
 from benchmarks.pages import PageServer
 
@@ -165,7 +165,7 @@ async def run_probe(rounds: int, corpus: int) -> str:
     import kobrowser
 
     lines = [
-        f"Load average at the start {' '.join(f'{x:.2f}' for x in os.getloadavg())}.",
+        f"Load average at the start {loads(2, ' ')}.",
         "",
         "Median (min) of the rounds, run round-robin.",
         "",
@@ -233,7 +233,7 @@ async def run_probe(rounds: int, corpus: int) -> str:
                 f"| {totals['script']:.2f} s | ({totals['listeners']:.1f} s) "
                 f"| {int(totals['clickable']):,} |"
             )
-    lines += ["", f"Load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}."]
+    lines += ["", f"Load average at the end {loads(2, ' ')}."]
     return "\n".join(lines)
 
 

@@ -8,7 +8,7 @@ Chrome browser process (with Playwright: also its Node driver), and this
 Python process. It backs the throughput-ceiling figures in RESULTS.md; it is
 a probe, not a runner benchmark (nothing is recorded).
 
-Run: ``.venv/bin/python -m benchmarks.probe_cpu [--tabs 16] [--rows 250] [--rounds 5]
+Run: ``.venv/bin/python -m benchmarks.probes.cpu [--tabs 16] [--rows 250] [--rounds 5]
 [--transports websocket,pipe-cbor]``
 (``--tabs 1 --rows 2400`` for the big table).
 """
@@ -22,41 +22,14 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from benchmarks._common import cpu_times, descendants, load
 from benchmarks.pages import PageServer
 
-_TICK = os.sysconf("SC_CLK_TCK")
 
-
-def _descendants(root: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(entry))
-    out, stack = [], [root]
-    while stack:
-        pid = stack.pop()
-        out.append(pid)
-        stack.extend(children.get(pid, []))
-    return out
-
-
-def _cpu_by_kind(pids: list[int]) -> dict[str, float]:
+def cpu_by_kind(pids: list[int]) -> dict[str, float]:
     """Seconds of user+system CPU per process kind."""
     totals: dict[str, float] = {}
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{pid}/cmdline") as f:
-                cmd = f.read()
-        except OSError:
-            continue
+    for pid, (cmd, seconds) in cpu_times(pids).items():
         if pid == os.getpid():
             kind = "python"
         elif "--type=renderer" in cmd:
@@ -65,20 +38,19 @@ def _cpu_by_kind(pids: list[int]) -> dict[str, float]:
             kind = "other chrome"
         else:
             kind = "browser (+ driver)"
-        seconds = (int(fields[11]) + int(fields[12])) / _TICK
         totals[kind] = totals.get(kind, 0.0) + seconds
     return totals
 
 
 async def _account(name: str, rounds: int, round_: Callable[[], Awaitable[Any]]) -> None:
     await round_()  # cold round, not counted
-    pids = _descendants(os.getpid())
-    before = _cpu_by_kind(pids)
+    pids = descendants(os.getpid())
+    before = cpu_by_kind(pids)
     start = time.perf_counter()
     for _ in range(rounds):
         await round_()
     wall = (time.perf_counter() - start) / rounds
-    after = _cpu_by_kind(pids)
+    after = cpu_by_kind(pids)
     per_round = {k: (after[k] - before.get(k, 0.0)) / rounds * 1000 for k in after}
     total = sum(per_round.values())
     parts = ", ".join(f"{k} {v:.0f} ms" for k, v in sorted(per_round.items()) if v >= 1)
@@ -143,7 +115,7 @@ def main(argv: list[str] | None = None) -> None:
         help="kobrowser's transports to account, comma-separated (before/after the pipe)",
     )
     args = parser.parse_args(argv)
-    print(f"load average (1 min): {os.getloadavg()[0]:.1f}", flush=True)
+    print(f"load average (1 min): {load():.1f}", flush=True)
     asyncio.run(_run(args.tabs, args.rows, args.rounds, args.transports.split(",")))
 
 

@@ -12,7 +12,7 @@ Contenders: the floor; ``snapshot(fresh=True)``; the same with
 (mirror-served once its crawl is done). ``--no-mirror`` switches the mirror
 off, so no background crawl competes with the full reads.
 
-Run: ``.venv/bin/python -m benchmarks.probe_fresh_split [--rounds 7] [--no-mirror]``
+Run: ``.venv/bin/python -m benchmarks.probes.fresh_split [--rounds 7] [--no-mirror]``
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import kobrowser
+from benchmarks._common import descendants, load
+from benchmarks._rawcdp import RawPipe, RawTab
+from benchmarks.pages import PageServer
+from benchmarks.probes.cpu import cpu_by_kind
 from kobrowser import AXMirrorSettings
 from kobrowser.cdp import ChromeProcess, find_chrome
-
-from ._rawcdp import RawPipe, RawTab
-from .pages import PageServer
-from .probe_cpu import _cpu_by_kind, _descendants
 
 
 async def main(rounds: int, mirror: bool) -> None:
@@ -60,12 +60,12 @@ async def main(rounds: int, mirror: bool) -> None:
                 rows: dict[str, list[tuple[float, ...]]] = {name: [] for name in contenders}
                 for _ in range(rounds):
                     for name, call in contenders.items():
-                        pids = _descendants(os.getpid())
-                        before = _cpu_by_kind(pids)
+                        pids = descendants(os.getpid())
+                        before = cpu_by_kind(pids)
                         t0, c0 = time.perf_counter(), time.process_time()
                         await call()
                         wall, py = time.perf_counter() - t0, time.process_time() - c0
-                        after = _cpu_by_kind(pids)
+                        after = cpu_by_kind(pids)
                         delta = {k: (after[k] - before.get(k, 0)) * 1000 for k in after}
                         rows[name].append(
                             (
@@ -79,7 +79,7 @@ async def main(rounds: int, mirror: bool) -> None:
             await raw.close()
             await raw_pipe.close()
             await floor_proc.aclose()
-    print(f"load average (1 min): {os.getloadavg()[0]:.1f}; {rounds} rounds; median / min in ms")
+    print(f"load average (1 min): {load():.1f}; {rounds} rounds; median / min in ms")
     for name, got in rows.items():
         med = [statistics.median(r[i] for r in got) for i in range(4)]
         low = [min(r[i] for r in got) for i in range(4)]

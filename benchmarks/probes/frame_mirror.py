@@ -9,7 +9,7 @@ on one tab, each step clicks a row's button in the frame and takes a
 snapshot, alternately from the mirror and with ``fresh=True`` (a full
 fetch of every document); the last two are compared.
 
-Run: ``.venv/bin/python -m benchmarks.probe_frame_mirror [--rows N] [--steps N]``.
+Run: ``.venv/bin/python -m benchmarks.probes.frame_mirror [--rows N] [--steps N]``.
 """
 
 from __future__ import annotations
@@ -18,37 +18,26 @@ import argparse
 import asyncio
 import gc
 import statistics
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from benchmarks._common import LocalServer
 from benchmarks.bench_mirror import page_html
 
 
-def _serve(table: bytes) -> tuple[ThreadingHTTPServer, int]:
-    pages: dict[str, bytes] = {}
+def _server(table: bytes) -> LocalServer:
+    """The table on every path, and at ``/outer`` a page framing it from the other site."""
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:
-            pass
+    def render(path: str, query: dict[str, str], port: int) -> bytes:
+        if path == "/outer":
+            return (
+                "<!doctype html><title>Outer</title><h1>Outer</h1>"
+                f"<iframe src='http://localhost:{port}/table' style='width:800px;height:600px'>"
+                "</iframe>"
+            ).encode()
+        return table
 
-        def do_GET(self) -> None:
-            body = pages.get(self.path, table)
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    port = httpd.server_address[1]
-    pages["/outer"] = (
-        "<!doctype html><title>Outer</title><h1>Outer</h1>"
-        f"<iframe src='http://localhost:{port}/table' style='width:800px;height:600px'></iframe>"
-    ).encode()
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    return httpd, port
+    return LocalServer(render)
 
 
 def _button(snapshot: Any, row: int) -> int:
@@ -63,11 +52,11 @@ async def run(rows: int, steps: int) -> None:
     import kobrowser
     from kobrowser import AXMirrorSettings
 
-    httpd, port = _serve(page_html(rows))
+    server = _server(page_html(rows)).start()
     try:
         async with kobrowser.launch(timeout=120) as browser:
             browser.ax_mirror = AXMirrorSettings()  # the default
-            tab = await browser.new_tab(f"http://127.0.0.1:{port}/outer")
+            tab = await browser.new_tab(server.url("/outer"))
             await asyncio.sleep(1)
             start = time.perf_counter()
             snap = await tab.snapshot()
@@ -95,8 +84,7 @@ async def run(rows: int, steps: int) -> None:
                 )
             print(f"frame mirror: {frame.stats}; top mirror: {mirrors.mirror}")
     finally:
-        httpd.shutdown()
-        httpd.server_close()
+        server.close()
 
 
 def main() -> None:

@@ -16,7 +16,7 @@ the same tab, so they see the same machine load:
 
 Medians over the steps of each mode.
 
-Run: ``.venv/bin/python -m benchmarks.mirror_phases [--steps N] [--clickable off]``
+Run: ``.venv/bin/python -m benchmarks.probes.mirror_phases [--steps N] [--clickable off]``
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from benchmarks.bench_mirror import ROWS, _button_id, _Server, page_html
+from benchmarks.bench_mirror import ROWS, _button_id, page_server
 
 Times = dict[str, list[tuple[float, float]]]
 MODES = ("incremental", "full build")
@@ -86,12 +86,12 @@ async def run(steps: int, clickable: bool) -> dict[str, Any]:
     watch = _clickwatch.ClickWatch
     watch.prepare = _timed_async("clickwatch.prepare", watch.prepare)  # type: ignore[method-assign]
 
-    server = _Server(page_html(ROWS))
+    server = page_server(ROWS).start()
     out: dict[str, Any] = {}
     try:
         async with kobrowser.launch(executable_path=find_chrome(), timeout=120) as browser:
             browser.ax_mirror = AXMirrorSettings()
-            tab = await browser.new_tab(server.url)
+            tab = await browser.new_tab(server.url("/table"))
             snap = await tab.snapshot()
             mirror = tab._snapshotter.mirror.mirror  # type: ignore[attr-defined]
             assert mirror is not None and await mirror.wait_ready()
