@@ -37,7 +37,8 @@ HEADER = (
     "# Benchmark results\n\n"
     "Written by `python -m benchmarks`; each section is replaced when its benchmark\n"
     "runs again. Figures depend on the machine: compare rows of one section, which\n"
-    "were measured in the same interleaved run.\n"
+    "were measured in the same interleaved run. What the figures mean, and the\n"
+    "measurements behind each change, are in docs/performance.md.\n"
 )
 
 

@@ -24,7 +24,7 @@ that Chrome leaves out of its tree (a plain ``<span>`` with
 :data:`MAX_TEXT_NODES` text nodes maps none (a large area, such as a
 framework's app root with a listener, is a wrapper, not a control).
 
-Measured against the alternatives (benchmarks/RESULTS.md, "Clickable
+Measured against the alternatives (docs/performance.md, "Clickable
 signal"): an in-page script reading ``getComputedStyle`` and the DevTools
 ``getEventListeners`` of every element costs about the same in the page but
 needs one ``DOM.describeNode`` per element found to learn its backend id,
