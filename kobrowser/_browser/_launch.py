@@ -31,7 +31,7 @@ def launch(
 
     Args:
         headless: run without a window.
-        executable_path: the browser to run; default: found as described in README.
+        executable_path: the browser to run; default: found as described in docs/chrome.md.
         args: extra command-line flags.
         timeout: seconds to wait for Chrome to start, and the default
             deadline of every CDP call and wait.

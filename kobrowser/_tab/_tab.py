@@ -641,9 +641,12 @@ class Tab:
             timeout: seconds (default: the browser's timeout).
 
         Raises:
-            NoSnapshotError, UnknownElementError, StaleElementError,
-            NotInteractableError (names the covering element),
-            InvalidArgumentError.
+            NoSnapshotError: no snapshot was taken on this tab yet.
+            UnknownElementError: the id is not in the latest snapshot.
+            StaleElementError: the element is gone or changed since the snapshot.
+            NotInteractableError: hidden, disabled, covered (the error names the
+                covering element) or never stable.
+            InvalidArgumentError: a bad argument.
         """
         _validate.check(
             element_id=element_id, button=button, click_count=click_count, modifiers=modifiers
@@ -669,9 +672,11 @@ class Tab:
         routing was not ready) is sent again.
 
         Raises:
-            NoSnapshotError, UnknownElementError, StaleElementError,
-            NotInteractableError (covered, or its frame never received the
-            pointer after three moves).
+            NoSnapshotError: no snapshot was taken on this tab yet.
+            UnknownElementError: the id is not in the latest snapshot.
+            StaleElementError: the element is gone or changed since the snapshot.
+            NotInteractableError: covered, or its frame never received the
+                pointer after three moves.
         """
         await _pointer.hover(self._act, element_id, deadline=self._deadline(timeout))
 

@@ -95,16 +95,19 @@ class Scraper:
         retries: further attempts for a page that failed in a way that may
             pass (time-outs, connection errors, a crashed tab, HTTP 408, 429,
             5xx). Attempts lost with their browser are not counted (up to 3).
-        interactive, compact, depth, selector: snapshot options (see
-            :meth:`Tab.snapshot`).
+        interactive: snapshot option (see :meth:`Tab.snapshot`).
+        compact: snapshot option (see :meth:`Tab.snapshot`).
+        depth: snapshot option (see :meth:`Tab.snapshot`).
+        selector: snapshot option (see :meth:`Tab.snapshot`).
         text_limit: snapshot text limit (see :meth:`Tab.snapshot`): ``80``
             (the snapshot's default), a whole number >= 4, or ``None`` for
             whole names and texts.
         extract: ``async def extract(tab, snapshot) -> dict`` run on every
             loaded page; its result is the record's ``data``. If it raises,
             the page's record is ``ok: false`` with the error (not retried).
-        executable_path, headless, args: how local Chromes are launched
-            (see :func:`kobrowser.launch`).
+        executable_path: how local Chromes are launched (see :func:`kobrowser.launch`).
+        headless: how local Chromes are launched (see :func:`kobrowser.launch`).
+        args: how local Chromes are launched (see :func:`kobrowser.launch`).
 
     Raises:
         ValueError: an option is out of range, or ``text_limit`` is not

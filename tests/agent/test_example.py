@@ -1,4 +1,4 @@
-"""The README's offline agent example (examples/agent_local.py) runs as documented.
+"""The offline agent example of docs/agents.md (examples/agent_local.py) runs as documented.
 
 It starts the demo pages, a stand-in model behind a local
 ``/v1/chat/completions`` and Chromium, and drives the loop through
@@ -31,7 +31,7 @@ def test_agent_local_example_reaches_the_goal() -> None:
     )
     assert run.returncode == 0, run.stdout + run.stderr
     lines = run.stdout.splitlines()
-    # The README's transcript: express, the card, then done with the total.
+    # The transcript in docs/agents.md: express, the card, then done with the total.
     assert re.fullmatch(r"1\. click \d+ -> clicked \d+ \[\d+ prompt tokens\]", lines[0]), lines
     assert re.fullmatch(
         r'2\. fill \d+ "4242 4242 4242 4242" -> filled \d+ \[\d+ prompt tokens\]', lines[1]
