@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Set everything up, then run the whole check: ruff, mypy, the package build, pytest.
+# Set everything up, then run the whole check: ruff, mypy, the docs build, the package build, pytest.
 # Arguments go to pytest: scripts/test.sh tests/cdp -k crash -x
 # --fast (first argument) skips the long soak/load/lifecycle tests marked
 # `slow` (pytest -m "not slow") and runs a fifth of each property test's
@@ -30,6 +30,11 @@ step "ruff check ."
 step "mypy (config in pyproject.toml)"
 .venv/bin/mypy || failed+=("mypy")
 
+step "mkdocs build --strict (the documentation site of docs/; config in mkdocs.yml)"
+docs_site="$(mktemp -d)"
+NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --site-dir "$docs_site" || failed+=("mkdocs")
+rm -rf "$docs_site"
+
 step "package (scripts/check-package.sh: sdist and wheel into fresh virtualenvs)"
 scripts/check-package.sh || failed+=("package")
 
@@ -48,4 +53,4 @@ if [[ ${#failed[@]} -gt 0 ]]; then
     printf '\ntest: FAILED: %s\n' "${joined%, }" >&2
     exit 1
 fi
-printf '\ntest: all passed (ruff, mypy, package, pytest)\n' >&2
+printf '\ntest: all passed (ruff, mypy, mkdocs, package, pytest)\n' >&2
