@@ -34,7 +34,7 @@ def _paths() -> None:
 
 
 async def _signup(browser: Any, server: Any) -> list[Any]:
-    from _signup import EMAIL_FRAME, SIGNUP, signup_policy
+    from _signup import EMAIL_FRAME, SIGNUP, signup_policy  # type: ignore[import-not-found]
 
     from kobrowser.agent import Agent, Message, ScriptedModel
 
@@ -45,7 +45,7 @@ async def _signup(browser: Any, server: Any) -> list[Any]:
 
     async def reply(messages: list[Message]) -> str:
         nonlocal rerendered
-        text = signup_policy(messages)
+        text: str = signup_policy(messages)
         if "so I submit" in text and not rerendered:
             rerendered = True
             await tab.evaluate("rerender()")
@@ -62,13 +62,14 @@ async def _signup(browser: Any, server: Any) -> list[Any]:
 
 
 async def _checkout(browser: Any, interactive: bool) -> list[Any]:
-    from agent_local import GOAL, stand_in_model
-    from demo import serve
+    from agent_local import GOAL, stand_in_model  # type: ignore[import-not-found]
+    from demo import serve  # type: ignore[import-not-found]
 
     from kobrowser.agent import Agent, Message, ScriptedModel
 
     def reply(messages: list[Message]) -> str:
-        return stand_in_model(messages[-1]["content"])
+        answer: str = stand_in_model(messages[-1]["content"])
+        return answer
 
     runner, url = await serve()
     try:
@@ -103,7 +104,7 @@ def _table(name: str, steps: list[Any]) -> list[str]:
 
 async def run(quick: bool = False) -> str:
     _paths()
-    from _server import PageServer
+    from _server import PageServer  # type: ignore[import-not-found]
 
     import kobrowser
     from kobrowser.agent import system_prompt, token_counter

@@ -237,8 +237,8 @@ async def _run(rounds: int, count: int) -> dict[str, Any]:
                     await _kobrowser(scraper, urls(origin)[: 2 * c])
                     scrapers[b] = scraper
                 for i in range(rounds):
-                    order = list(BROWSERS[i % 3 :] + BROWSERS[: i % 3])
-                    for b in order:
+                    browser_order = list(BROWSERS[i % 3 :] + BROWSERS[: i % 3])
+                    for b in browser_order:
                         scraper = scrapers[b]
                         curve.append(
                             await _measure(
@@ -319,7 +319,7 @@ def _report(result: dict[str, Any]) -> str:
         "|---|" + "---:|" * len(BROWSERS),
     ]
     for c in CURVE_CONCURRENCY:
-        cells = []
+        curve_cells: list[str] = []
         for b in BROWSERS:
             job = _median_job(
                 [
@@ -328,8 +328,8 @@ def _report(result: dict[str, Any]) -> str:
                     if j.concurrency == c and j.contender.startswith(f"kobrowser, {b} ")
                 ]
             )
-            cells.append(f"{job.rate:.1f} (CPU {sum(job.cpu.values()) / job.seconds:.2f})")
-        lines.append(f"| {c} | " + " | ".join(cells) + " |")
+            curve_cells.append(f"{job.rate:.1f} (CPU {sum(job.cpu.values()) / job.seconds:.2f})")
+        lines.append(f"| {c} | " + " | ".join(curve_cells) + " |")
     return "\n".join(lines)
 
 

@@ -87,7 +87,11 @@ async def _run(rounds: int) -> dict[str, Any]:
         ):
             pw = await p.chromium.launch(executable_path=chrome, args=["--no-sandbox"])
             phone = p.devices["iPhone 15"]
-            emulated = {"locale": "de-DE", "timezone_id": "Asia/Tokyo", "color_scheme": "dark"}
+            emulated: dict[str, Any] = {
+                "locale": "de-DE",
+                "timezone_id": "Asia/Tokyo",
+                "color_scheme": "dark",
+            }
             try:
                 kb_plain = await kb.new_context()
                 kb_emu = await kb.new_context(device="iPhone 15", **emulated)
@@ -126,7 +130,7 @@ async def _run(rounds: int) -> dict[str, Any]:
 
                     async def pw_load_save() -> None:
                         start = time.perf_counter()
-                        ctx = await pw.new_context(storage_state=state)
+                        ctx = await pw.new_context(storage_state=state)  # type: ignore[arg-type]
                         loaded = time.perf_counter()
                         saved = await ctx.storage_state()
                         done = time.perf_counter()

@@ -208,11 +208,11 @@ async def run_probe(rounds: int, corpus: int) -> str:
         pages = load_corpus(limit=corpus)
         totals: dict[str, float] = {}
         n = 0
-        with CorpusServer(pages) as server:
+        with CorpusServer(pages) as corpus_server:
             async with kobrowser.launch(args=[BLOCK_OTHER_HOSTS]) as browser:
                 for page in pages:
                     try:
-                        tab = await browser.new_tab(server.url(page), timeout=30)
+                        tab = await browser.new_tab(corpus_server.url(page), timeout=30)
                         r = await probe_tab(tab, 1)
                         await tab.close()
                     except Exception:

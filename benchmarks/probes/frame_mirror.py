@@ -61,7 +61,7 @@ async def run(rows: int, steps: int) -> None:
             start = time.perf_counter()
             snap = await tab.snapshot()
             print(f"first snapshot: {(time.perf_counter() - start) * 1000:.0f} ms")
-            mirrors = tab._snapshotter.mirror  # type: ignore[attr-defined]
+            mirrors: Any = tab._snapshotter.mirror  # private: the frame mirrors it holds
             (frame,) = mirrors.frame_mirrors.values()
             start = time.perf_counter()
             assert await frame.wait_ready(), frame.state

@@ -77,7 +77,7 @@ async def run(steps: int, clickable: bool) -> dict[str, Any]:
 
     builder = _incremental.IncrementalBuilder
     builder.build = _timed("build (memo update + build_tree)", builder.build)  # type: ignore[method-assign]
-    _snapshotter.number_snapshot = _timed("number+format", _snapshotter.number_snapshot)  # type: ignore[assignment]
+    _snapshotter.number_snapshot = _timed("number+format", _snapshotter.number_snapshot)  # type: ignore[attr-defined]
     _snapshotter.fetch_frames = _timed_async("fetch_frames (map read)", _fetch.fetch_frames)  # type: ignore[attr-defined]
     maps = _clickable.ClickableMaps
     maps._arrived = _timed("  map decode+compute", maps._arrived)  # type: ignore[method-assign]
@@ -93,12 +93,13 @@ async def run(steps: int, clickable: bool) -> dict[str, Any]:
             browser.ax_mirror = AXMirrorSettings()
             tab = await browser.new_tab(server.url("/table"))
             snap = await tab.snapshot()
-            mirror = tab._snapshotter.mirror.mirror  # type: ignore[attr-defined]
+            snapshotter: Any = tab._snapshotter  # private: the phases are read inside it
+            mirror = snapshotter.mirror.mirror
             assert mirror is not None and await mirror.wait_ready()
             snap = await tab.snapshot(clickable=clickable)
             for times in _State.times.values():
                 times.clear()
-            incremental = tab._snapshotter.incremental  # type: ignore[attr-defined]
+            incremental = snapshotter.incremental
             for step in range(len(MODES) * steps):
                 _State.mode = MODES[step % len(MODES)]
                 incremental.enabled = _State.mode == "incremental"
@@ -110,7 +111,7 @@ async def run(steps: int, clickable: bool) -> dict[str, Any]:
                 await asyncio.sleep(0.1)
             out["stats"] = (
                 dict(mirror.stats),
-                dict(tab._snapshotter.clickwatch.stats),  # type: ignore[attr-defined]
+                dict(snapshotter.clickwatch.stats),
                 dict(incremental.stats),
             )
             out["nodes"] = len(mirror)
