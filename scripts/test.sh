@@ -24,8 +24,12 @@ failed=()
 
 step() { printf '\n==> %s\n' "$*" >&2; }
 
-step "ruff check ."
+step "ruff check . && ruff format --check ."
 .venv/bin/ruff check . || failed+=("ruff")
+.venv/bin/ruff format --check . || failed+=("ruff format")
+
+step "lint-imports (the layer contract: [tool.importlinter] in pyproject.toml)"
+.venv/bin/lint-imports || failed+=("lint-imports")
 
 step "mypy (config in pyproject.toml)"
 .venv/bin/mypy || failed+=("mypy")
@@ -53,4 +57,4 @@ if [[ ${#failed[@]} -gt 0 ]]; then
     printf '\ntest: FAILED: %s\n' "${joined%, }" >&2
     exit 1
 fi
-printf '\ntest: all passed (ruff, mypy, mkdocs, package, pytest)\n' >&2
+printf '\ntest: all passed (ruff, lint-imports, mypy, mkdocs, package, pytest)\n' >&2
