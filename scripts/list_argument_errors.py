@@ -5,8 +5,8 @@
 1. The library: one bad value per rule of ``kobrowser._validate.RULES``
    (what ``InvalidArgumentError`` says, before any browser call).
 2. The command line: each argparse ``type`` of every ``ko-browser`` command
-   given bad text, and each ``choices`` given a value outside it (what the
-   one usage line says, exit status 2).
+   (``ko-browser scrape`` included) given bad text, and each ``choices`` given
+   a value outside it (what the one usage line says, exit status 2).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kobrowser._validate import argument_errors
-from kobrowser.cli._parser import build_parser
+from kobrowser.cli._client._parser import build_parser
+from kobrowser.cli._scrape import build_parser as build_scrape_parser
 
 BAD_TEXTS = ("x", "-1", "0", "nan", "inf", "")
 
@@ -55,6 +56,7 @@ def command_line() -> list[tuple[str, str]]:
                 seen.setdefault(message, where)
 
     walk(build_parser(), ())
+    walk(build_scrape_parser(), ("scrape",))
     return [(where, message) for message, where in seen.items()]
 
 

@@ -17,7 +17,7 @@ import kobrowser
 from kobrowser import InvalidArgumentError, KoBrowserError
 from kobrowser import _validate as v
 from kobrowser._tab._pagestate import LOAD_STATES
-from kobrowser.cli import _parser as cli_parser
+from kobrowser.cli._client import _parser as cli_parser
 
 
 def test_the_error_is_a_kobrowser_error_and_a_value_error() -> None:

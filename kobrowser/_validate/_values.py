@@ -98,7 +98,7 @@ def fail(argument: str, value: Any, accepted: str) -> InvalidArgumentError:
     """The error for ``argument`` given ``value``, saying what is ``accepted``.
 
     With ``argument`` empty the message starts at "got": a command-line type
-    (:mod:`kobrowser.cli._argtypes`) calls a rule so, since argparse names the option.
+    (:mod:`kobrowser.cli._client._argtypes`) calls a rule so, since argparse names the option.
     """
     message = f"got {_show(value)}; expected {accepted}"
     if not argument:

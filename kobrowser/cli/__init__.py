@@ -1,18 +1,16 @@
 """The `ko-browser` command: every library action from the shell.
 
 ``ko-browser open URL``, ``ko-browser snapshot -i``, ``ko-browser click 5``
-... talk to a per-session daemon (:mod:`kobrowser.cli._daemon`) that keeps
-Chrome open between commands. This module stays import-light: the client
-(:mod:`kobrowser.cli._client`) uses the standard library only.
+... are parsed by a thin client (:mod:`kobrowser.cli._client`, standard
+library only) that sends each command over a Unix socket to the session's
+daemon (:mod:`kobrowser.cli._daemon`, started as a process), which keeps
+Chrome open between commands and calls the library. ``ko-browser scrape``
+and ``ko-browser mcp`` run in the foreground instead (:mod:`._scrape`,
+:mod:`._mcp`).
 """
 
 from __future__ import annotations
 
+from kobrowser.cli._client._main import main
+
 __all__ = ["main"]
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``ko-browser`` console script; returns the exit status."""
-    from kobrowser.cli._client import main as client_main
-
-    return client_main(argv)

@@ -7,7 +7,7 @@ A face over the public API (``kobrowser.launch``/``connect``, ``Tab.open``,
   async for result in results: ...``
 * :class:`Scraper` -- the same with a pool of browsers kept open across runs.
 * :class:`ScrapeResult` -- one record (a msgspec Struct, JSON as is).
-* ``ko-browser scrape`` -- the command (:mod:`kobrowser.scrape._cli`).
+* ``ko-browser scrape`` -- the command (:mod:`kobrowser.cli._scrape`).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from kobrowser.cli._parser import GLOBAL_OPTIONS, build_parser
+from kobrowser.cli._client._parser import GLOBAL_OPTIONS, build_parser
 
 #: Values any text argument may get (odd ones included).
 TEXTS = [
@@ -63,7 +63,7 @@ def _values(action: argparse.Action, pools: dict[str, list[str]]) -> st.SearchSt
         return st.one_of(st.sampled_from(list(action.choices)), st.sampled_from(TEXTS[:6]))
     if name == "element_id":
         return st.sampled_from(pools.get("id", NUMBERS))
-    if name in ("seconds", "number"):  # kobrowser.cli._argtypes
+    if name in ("seconds", "number"):  # kobrowser.cli._client._argtypes
         return st.sampled_from(SECONDS)
     if name == "whole":
         return st.sampled_from(pools.get("int", NUMBERS))

@@ -357,14 +357,18 @@ def test_idle_daemon_stops_with_its_chrome(ko: Ko, runtime: Runtime) -> None:
 
 
 def test_client_path_imports_no_library(runtime: Runtime) -> None:
-    """The modules a warm command runs import neither anyio, aiohttp, msgspec nor the library."""
+    """The client's modules import neither anyio, aiohttp, msgspec nor the library."""
     package = Path(kobrowser.__file__).parent
     code = f"""
 import sys, types
 pkg = types.ModuleType("kobrowser"); pkg.__path__ = [{str(package)!r}]
 sys.modules["kobrowser"] = pkg  # skip the library's own __init__
+import importlib, pkgutil
 import kobrowser.cli
-import kobrowser.cli._client
+import kobrowser.cli._client._main
+import kobrowser.cli._client as client
+for info in pkgutil.iter_modules(client.__path__):  # every module of the client
+    importlib.import_module(f"kobrowser.cli._client.{{info.name}}")
 heavy = sorted(m for m in sys.modules
     if m.split(".")[0] in ("anyio", "aiohttp", "msgspec", "trio", "asyncio")
     or (m.startswith("kobrowser.") and not m.startswith("kobrowser.cli")))

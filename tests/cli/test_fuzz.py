@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kobrowser.cli import main
-from kobrowser.cli._parser import parse
+from kobrowser.cli._client._parser import parse
 
 from ._argv import TEXTS, argv_strategy, leaf_commands
 from .conftest import Ko, Runtime, make_runtime

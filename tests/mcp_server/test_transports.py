@@ -21,7 +21,7 @@ from _server import PageServer
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from kobrowser.cli._parser import parse
+from kobrowser.cli._client._parser import parse
 from kobrowser.mcp import TOOL_NAMES
 
 from .conftest import alive, call, chrome_profile, find_id, wait_gone

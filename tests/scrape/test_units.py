@@ -1,9 +1,8 @@
-"""The pure parts of scraping: the per-host scheduler, URL checks, failure judging, CLI input."""
+"""The pure parts of scraping: the per-host scheduler, URL checks, failure judging."""
 
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import anyio
 import anyio.lowlevel
@@ -12,7 +11,6 @@ from _examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kobrowser.scrape._cli import _without_command, read_urls, recorded
 from kobrowser.scrape._queue import Job, Scheduler
 from kobrowser.scrape._result import check_url, host_key, navigation_failure
 
@@ -145,34 +143,6 @@ def test_a_download_is_named() -> None:
     failure = navigation_failure("net::ERR_ABORTED", download="'a.zip' from http://h/a.zip")
     assert failure.message == "the URL is a download, not a page ('a.zip' from http://h/a.zip)"
     assert not failure.retry
-
-
-def test_read_urls_skips_blanks_comments_and_repeats(tmp_path: Path) -> None:
-    source = tmp_path / "urls.txt"
-    source.write_text("# list\nhttp://a/\n\n  http://b/  \nhttp://a/\n#http://c/\n")
-    assert read_urls(str(source)) == ["http://a/", "http://b/"]
-
-
-def test_recorded_reads_ok_and_failed_and_cuts_a_partial_last_line(tmp_path: Path) -> None:
-    out = tmp_path / "out.jsonl"
-    out.write_bytes(
-        b'{"url":"http://a/","ok":true}\n'
-        b"not json\n"
-        b'{"url":"http://b/","ok":false}\n'
-        b'{"url":"http://b/","ok":true}\n'
-        b'{"url":"http://c/","ok":false}\n'
-        b'{"url":"http://d/","o'
-    )
-    found = recorded(str(out))
-    assert found == {"http://a/": True, "http://b/": True, "http://c/": False}
-    assert out.read_bytes().endswith(b'{"url":"http://c/","ok":false}\n')
-    assert recorded(str(tmp_path / "none.jsonl")) == {}
-
-
-def test_the_command_word_is_removed_after_global_options() -> None:
-    assert _without_command(["scrape", "u.txt", "-o", "x"]) == ["u.txt", "-o", "x"]
-    assert _without_command(["--cdp", "scrape", "scrape", "u"]) == ["--cdp", "scrape", "u"]
-    assert _without_command(["--headed", "scrape", "scrape"]) == ["--headed", "scrape"]
 
 
 def test_backoff_grows_and_is_capped() -> None:

@@ -1,0 +1,105 @@
+"""Client side of the commands that stream progress lines: ``batch`` and ``agent``.
+
+Standard library only (the client imports it for these two commands).
+
+* ``prepare`` reads what the daemon cannot: the batch file (or stdin) from
+  the client's directory, and the agent's model settings and API key from
+  the client's environment (the daemon's may be older). A missing model,
+  key or file is a usage error (exit 2) before anything is sent.
+* ``progress_printer`` prints each progress line as it arrives: its text,
+  or with ``--json`` its object, one per line.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+
+from kobrowser.cli._client._connection import ClientError
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+__all__ = ["STREAMED", "STREAM_GRACE", "prepare", "progress_printer"]
+
+#: Commands whose daemon side sends progress lines before its reply.
+STREAMED = frozenset({"batch", "agent"})
+#: Extra seconds the client waits for each line of these commands (a hang
+#: guard only: the daemon bounds every action and every model call).
+STREAM_GRACE = 600.0
+
+
+def usage_error(message: str, hint: str = "") -> ClientError:
+    return ClientError(message, hint, "UsageError", exit=2)
+
+
+def prepare(cmd: str, args: dict[str, Any]) -> dict[str, Any]:
+    """The request arguments of ``batch`` or ``agent`` (raises a usage error, exit 2)."""
+    if cmd == "batch":
+        return _batch(args)
+    return _agent(args)
+
+
+def _batch(args: dict[str, Any]) -> dict[str, Any]:
+    source = args.pop("file")
+    if source == "-":
+        name = "stdin"
+        text = sys.stdin.read() if sys.stdin is not None else ""
+    else:
+        name = source
+        try:
+            with open(source, encoding="utf-8") as file:
+                text = file.read()
+        except OSError as exc:
+            raise usage_error(f"batch: cannot read {source}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:
+            raise usage_error(f"batch: {source} is not UTF-8 text") from None
+    if not text.strip():
+        raise usage_error(
+            f"batch: no action lines in {name}",
+            'write one action a line, e.g. `click 5` or `fill 3 "hello"`',
+        )
+    return {**args, "text": text, "source": name}
+
+
+def _agent(args: dict[str, Any]) -> dict[str, Any]:
+    if not args["goal"].strip():
+        raise usage_error("agent needs a goal", 'e.g. ko-browser agent "Find the contact email"')
+    model = args.pop("model") or os.environ.get("KOBROWSER_MODEL")
+    if not model:
+        raise usage_error(
+            "agent needs a model", "pass --model NAME (e.g. gpt-4o-mini) or set KOBROWSER_MODEL"
+        )
+    base_url = args.pop("base_url") or os.environ.get("OPENAI_BASE_URL")
+    chosen = args.pop("api_key_env")
+    variable = chosen or "OPENAI_API_KEY"
+    key = os.environ.get(variable)
+    if not key and chosen:
+        raise usage_error(f"--api-key-env {variable}: ${variable} is not set")
+    if not key and not base_url:
+        raise usage_error(
+            "agent needs an API key",
+            "set OPENAI_API_KEY, or pass --api-key-env VAR; for a local server "
+            "without keys pass --base-url URL",
+        )
+    if importlib.util.find_spec("openai") is None:
+        raise usage_error("agent needs the openai package", "pip install 'ko-browser[openai]'")
+    return {**args, "model": model, "base_url": base_url, "api_key": key}
+
+
+def progress_printer(
+    as_json: bool, write: Callable[[str], None]
+) -> Callable[[dict[str, Any]], None]:
+    """Print each progress message (its ``text``, or its ``progress`` object as JSON)."""
+
+    def show(message: dict[str, Any]) -> None:
+        if as_json:
+            write(json.dumps(message.get("progress"), ensure_ascii=False) + "\n")
+        else:
+            write(str(message.get("text", "")) + "\n")
+
+    return show
