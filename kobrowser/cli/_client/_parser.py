@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from kobrowser.cli._client._argtypes import seconds, session_name, whole
 from kobrowser.cli._client._parser_network import network_commands
@@ -61,6 +62,25 @@ foreground, without a session (see `ko-browser scrape --help`).
 """
 
 
+class _Version(argparse.Action):
+    """``--version``: print ``ko-browser <version>`` on stdout and exit 0.
+
+    The version is read only then, from the package's ``__init__`` (which
+    loads no library module but the exceptions).
+    """
+
+    def __init__(self, option_strings: list[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option: Any = None
+    ) -> None:
+        from kobrowser import __version__
+
+        sys.stdout.write(f"ko-browser {__version__}\n")
+        parser.exit(0)
+
+
 def _add_globals(parser: argparse.ArgumentParser, *, top: bool) -> None:
     """Global options; on subcommands they default to SUPPRESS so they never
     overwrite a value given before the subcommand."""
@@ -69,6 +89,8 @@ def _add_globals(parser: argparse.ArgumentParser, *, top: bool) -> None:
         return value if top else argparse.SUPPRESS
 
     group = parser.add_argument_group("global options")
+    if top:
+        group.add_argument("--version", action=_Version, help="print the version and exit")
     group.add_argument(
         "--session",
         type=session_name,
