@@ -37,7 +37,7 @@ from kobrowser._exceptions import (
 if _typing.TYPE_CHECKING:
     from kobrowser._browser import Browser, BrowserContext, Download, connect, launch
     from kobrowser._browser._emulation._devices import Device, devices
-    from kobrowser._browser._emulation._settings import Emulation, Geolocation
+    from kobrowser._browser._emulation._settings import Emulation, EmulationOptions, Geolocation
     from kobrowser._tab import Dialog, Response, Tab
     from kobrowser._tab._axmirror import AXMirrorSettings
     from kobrowser._tab._capture._geometry import Box
@@ -74,6 +74,7 @@ _LAZY = {
     "Route": "._tab._network",
     "Box": "._tab._capture._geometry",
     "Emulation": "._browser._emulation._settings",
+    "EmulationOptions": "._browser._emulation._settings",
     "Geolocation": "._browser._emulation._settings",
     "Download": "._browser",
     "Response": "._tab",
@@ -138,6 +139,7 @@ __all__ = [
     "Element",
     "ElementError",
     "Emulation",
+    "EmulationOptions",
     "EventStream",
     "Geolocation",
     "InvalidArgumentError",

@@ -190,6 +190,10 @@ async def test_browser_and_context_arguments(browser: Browser, tab: Tab) -> None
             (lambda: browser.switch_to(None), "tab"),  # type: ignore[arg-type]
             (lambda: browser.set_download_dir(5), "path"),  # type: ignore[arg-type]
             (lambda: browser.new_context(download_dir=""), "download_dir"),
+            (lambda: browser.new_context(locale="not a locale"), "locale"),
+            (lambda: browser.new_context(bogus=1), "bogus"),  # type: ignore[call-arg]
+            (lambda: context.emulate(timezone_id="Mars/Olympus"), "timezone_id"),
+            (lambda: context.emulate(viewport=(0, 10)), "viewport"),
             (lambda: browser.click(True), "element_id"),
             (lambda: browser.press("NotAKey"), "key"),
             (lambda: browser.snapshot(depth=-1), "depth"),

@@ -18,17 +18,16 @@ import tempfile
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from contextlib import AsyncExitStack, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 import anyio
 import anyio.abc
 
 from kobrowser._browser._context import BrowserContext, context_of
 from kobrowser._browser._downloads import Download, Downloads, download_behavior
-from kobrowser._browser._emulation._devices import Device
 from kobrowser._browser._emulation._settings import (
     Emulation,
-    Geolocation,
+    EmulationOptions,
     build_emulation,
     permission_names,
 )
@@ -442,20 +441,8 @@ class Browser:
         *,
         download_dir: str | os.PathLike[str] | None = None,
         storage_state: str | os.PathLike[str] | Mapping[str, Any] | None = None,
-        device: str | Device | None = None,
-        viewport: tuple[int, int] | None = None,
-        device_scale_factor: float | None = None,
-        is_mobile: bool | None = None,
-        has_touch: bool | None = None,
-        user_agent: str | None = None,
-        locale: str | None = None,
-        timezone_id: str | None = None,
-        geolocation: Geolocation | Mapping[str, float] | Sequence[float] | None = None,
         permissions: Sequence[str] | None = None,
-        color_scheme: str | None = None,
-        reduced_motion: str | None = None,
-        offline: bool | None = None,
-        extra_http_headers: Mapping[str, str] | None = None,
+        **emulation: Unpack[EmulationOptions],
     ) -> BrowserContext:
         """Create an isolated browser context: its own cookies, storage and cache.
 
@@ -467,37 +454,23 @@ class Browser:
             storage_state: cookies and localStorage to start with: a path to
                 a JSON file saved by :meth:`BrowserContext.storage_state` (or
                 Playwright), or the dict itself.
-            device: a device of :data:`kobrowser.devices` to emulate, e.g.
-                ``"iPhone 15"``; the other emulation arguments are those of
-                :meth:`BrowserContext.emulate`, where each is described.
             permissions: permissions to grant every origin, as for
                 :meth:`BrowserContext.grant_permissions`.
+            **emulation: what its tabs emulate from their start: the options
+                of :class:`~kobrowser.EmulationOptions` (``device="iPhone 15"``,
+                ``locale``, ``timezone_id``, ``viewport``...), as for
+                :meth:`BrowserContext.emulate`.
 
         Raises:
             InvalidArgumentError: ``storage_state`` is unreadable or
-                malformed, an unknown device or permission, a bad value
-                (all checked before the context is created).
+                malformed, an unknown option, device or permission, a bad
+                value (all checked before the context is created).
 
         Cancelling the caller disposes the half-made context.
         """
         check(download_dir=download_dir)
         state = await parse_state(storage_state) if storage_state is not None else None
-        emulation = build_emulation(  # checked before anything is made
-            Emulation(),
-            device=device,
-            viewport=viewport,
-            device_scale_factor=device_scale_factor,
-            is_mobile=is_mobile,
-            has_touch=has_touch,
-            user_agent=user_agent,
-            locale=locale,
-            timezone_id=timezone_id,
-            geolocation=geolocation,
-            color_scheme=color_scheme,
-            reduced_motion=reduced_motion,
-            offline=offline,
-            extra_http_headers=extra_http_headers,
-        )
+        settings = build_emulation(Emulation(), **emulation)  # checked before anything is made
         if permissions is not None:
             permission_names(permissions)
         result = await self.connection.root.send(
@@ -509,8 +482,8 @@ class Browser:
             directory = download_dir or self._download_dir or self._temp_download_dir
             if directory is not None:
                 await context.set_download_dir(directory)
-            if not emulation.empty:
-                await context._emulation.replace(emulation)
+            if not settings.empty:
+                await context._emulation.replace(settings)
             if permissions:
                 await context.grant_permissions(permissions)
             if state is not None:

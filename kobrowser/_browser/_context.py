@@ -7,15 +7,19 @@ import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 import anyio
 
 from kobrowser._browser._cookies import cookie_params, filter_cookies, from_cdp, key_of, urls_list
 from kobrowser._browser._downloads import download_behavior
 from kobrowser._browser._emulation._calls import ContextEmulation
-from kobrowser._browser._emulation._devices import Device
-from kobrowser._browser._emulation._settings import Emulation, Geolocation, build_emulation
+from kobrowser._browser._emulation._settings import (
+    Emulation,
+    EmulationOptions,
+    Geolocation,
+    build_emulation,
+)
 from kobrowser._browser._storage import load_state, parse_state, read_state
 from kobrowser._exceptions import (
     InvalidArgumentError,
@@ -288,70 +292,24 @@ class BrowserContext:
         """What this context emulates now (set with :meth:`emulate`)."""
         return self._emulation.settings
 
-    async def emulate(
-        self,
-        *,
-        device: str | Device | None = None,
-        viewport: tuple[int, int] | None = None,
-        device_scale_factor: float | None = None,
-        is_mobile: bool | None = None,
-        has_touch: bool | None = None,
-        user_agent: str | None = None,
-        locale: str | None = None,
-        timezone_id: str | None = None,
-        geolocation: Geolocation | Mapping[str, float] | Sequence[float] | None = None,
-        color_scheme: str | None = None,
-        reduced_motion: str | None = None,
-        offline: bool | None = None,
-        extra_http_headers: Mapping[str, str] | None = None,
-    ) -> None:
+    async def emulate(self, **options: Unpack[EmulationOptions]) -> None:
         """Change what the context's tabs emulate: open ones at once, new ones from the start.
 
-        Arguments left None keep their setting. Popups and out-of-process
-        frames get the same settings as the tabs.
-
-        Args:
-            device: a name of :data:`kobrowser.devices` (e.g. ``"iPhone 15"``,
-                ``"Pixel 7 landscape"``) or a :class:`Device`: sets viewport,
-                scale, mobile, touch and user agent (the other arguments given
-                override it).
-            viewport: CSS ``(width, height)`` of the page area.
-            device_scale_factor: device pixels per CSS pixel.
-            is_mobile: a mobile browser (meta viewport honoured).
-            has_touch: touch events and ``navigator.maxTouchPoints``.
-            user_agent: the ``User-Agent`` header and ``navigator.userAgent``.
-            locale: e.g. ``"de-DE"``: ``navigator.language``, ``Intl`` and
-                ``Accept-Language``.
-            timezone_id: e.g. ``"Europe/Berlin"``.
-            geolocation: ``{"latitude", "longitude", "accuracy"}`` (grant the
-                ``"geolocation"`` permission for pages to read it).
-            color_scheme: ``"light"``, ``"dark"`` or ``"no-preference"``.
-            reduced_motion: ``"reduce"`` or ``"no-preference"``.
-            offline: cut the network off.
-            extra_http_headers: headers added to every request.
+        Takes the options of :class:`~kobrowser.EmulationOptions` (``device``,
+        ``viewport``, ``device_scale_factor``, ``is_mobile``, ``has_touch``,
+        ``user_agent``, ``locale``, ``timezone_id``, ``geolocation``,
+        ``color_scheme``, ``reduced_motion``, ``offline``,
+        ``extra_http_headers``), each described there; those left out (or
+        None) keep their setting. A ``device`` sets viewport, scale, mobile,
+        touch and user agent (the other options given override it). Popups
+        and out-of-process frames get the same settings as the tabs.
 
         Raises:
-            InvalidArgumentError: an unknown device or a bad value; nothing
-                is changed then.
+            InvalidArgumentError: an unknown option or device, or a bad value;
+                nothing is changed then.
         """
         self._check_open()
-        settings = build_emulation(
-            self._emulation.settings,
-            device=device,
-            viewport=viewport,
-            device_scale_factor=device_scale_factor,
-            is_mobile=is_mobile,
-            has_touch=has_touch,
-            user_agent=user_agent,
-            locale=locale,
-            timezone_id=timezone_id,
-            geolocation=geolocation,
-            color_scheme=color_scheme,
-            reduced_motion=reduced_motion,
-            offline=offline,
-            extra_http_headers=extra_http_headers,
-        )
-        await self._emulation.replace(settings)
+        await self._emulation.replace(build_emulation(self._emulation.settings, **options))
 
     async def clear_emulation(self) -> None:
         """Stop emulating anything (permissions stay; see :meth:`clear_permissions`)."""

@@ -3,6 +3,7 @@ offline, headers; in tabs, popups and out-of-process frames; changes and bad inp
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import pytest
@@ -218,6 +219,7 @@ async def test_tab_viewport_and_context_viewport(browser: Browser, server: PageS
         ({"offline": "yes"}, "offline", "expected True or False"),
         ({"user_agent": "\udc80"}, "user_agent", "valid Unicode"),
         ({"user_agent": "a\nb"}, "user_agent", "one line"),
+        ({"timezone": "Europe/Berlin"}, "timezone", "the emulation options: device, "),
     ],
 )
 async def test_bad_emulation_creates_nothing(
@@ -236,6 +238,68 @@ async def test_bad_emulation_creates_nothing(
             with pytest.raises(InvalidArgumentError):
                 await ctx.emulate(**options)
             assert ctx.emulation.locale == "fr-FR"  # unchanged
+
+
+#: One good value of every emulation option.
+_EVERY_OPTION: dict[str, Any] = {
+    "device": "Pixel 7",
+    "viewport": (800, 600),
+    "device_scale_factor": 2,
+    "is_mobile": False,
+    "has_touch": True,
+    "user_agent": "Probe/1.0",
+    "locale": "de-DE",
+    "timezone_id": "Europe/Berlin",
+    "geolocation": (52.52, 13.4),
+    "color_scheme": "dark",
+    "reduced_motion": "reduce",
+    "offline": True,
+    "extra_http_headers": {"X-Probe": "1"},
+}
+
+
+def test_one_list_of_emulation_options() -> None:
+    from kobrowser._browser._emulation._settings import (
+        EMULATION_OPTIONS,
+        EmulationOptions,
+        build_emulation,
+    )
+
+    assert tuple(_EVERY_OPTION) == EMULATION_OPTIONS
+    assert tuple(EmulationOptions.__annotations__) == EMULATION_OPTIONS
+    assert kobrowser.EmulationOptions is EmulationOptions
+    doc = EmulationOptions.__doc__ or ""
+    for name in EMULATION_OPTIONS:
+        assert f"        {name}: " in doc, f"EmulationOptions does not describe {name}"
+    # Every entry point takes the options as the one TypedDict, and writes
+    # none of them out on its own.
+    for entry in (Browser.new_context, kobrowser.BrowserContext.emulate, build_emulation):
+        parameters = inspect.signature(entry).parameters.values()
+        [var] = [p for p in parameters if p.kind is p.VAR_KEYWORD]
+        assert var.annotation == "Unpack[EmulationOptions]", entry
+        assert not {p.name for p in parameters} & set(EMULATION_OPTIONS), entry
+
+
+async def test_the_entry_points_accept_exactly_the_same_options(browser: Browser) -> None:
+    from kobrowser._browser._emulation._settings import Emulation, build_emulation
+
+    expected = build_emulation(Emulation(), **_EVERY_OPTION)
+    assert expected.viewport == (800, 600) and expected.has_touch and expected.offline
+    async with await browser.new_context(**_EVERY_OPTION) as made:
+        assert made.emulation == expected
+    async with await browser.new_context() as changed:
+        await changed.emulate(**_EVERY_OPTION)
+        assert changed.emulation == expected
+        with pytest.raises(InvalidArgumentError) as caught:
+            await browser.new_context(timezone="Europe/Berlin")  # type: ignore[call-arg]
+        assert caught.value.argument == "timezone"
+        with pytest.raises(InvalidArgumentError) as caught:
+            await changed.emulate(timezone="Europe/Berlin")  # type: ignore[call-arg]
+        assert caught.value.argument == "timezone"
+        assert changed.emulation == expected  # unchanged
+    with pytest.raises(InvalidArgumentError) as caught:
+        build_emulation(Emulation(), timezone="Europe/Berlin")  # type: ignore[call-arg]
+    assert caught.value.argument == "timezone"
 
 
 def test_the_device_table() -> None:

@@ -1,5 +1,11 @@
 """Emulation: what a context (or one tab) pretends to be, and the CDP calls for it.
 
+:class:`EmulationOptions` is the one list of emulation keyword arguments:
+:meth:`Browser.new_context <kobrowser.Browser.new_context>`,
+:meth:`BrowserContext.emulate <kobrowser.BrowserContext.emulate>` and
+:func:`build_emulation` (which checks them) all take
+``**options: Unpack[EmulationOptions]``, so a type checker knows each
+keyword and its type and no list can drift from another.
 :class:`Emulation` holds a context's settings (checked once, when given);
 :func:`session_calls` turns them into the calls for one session: the tab's
 page session gets the viewport (``Emulation.setDeviceMetricsOverride``),
@@ -16,7 +22,7 @@ import math
 import re
 import zoneinfo
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 import msgspec
 
@@ -29,7 +35,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COLOR_SCHEMES",
+    "EMULATION_OPTIONS",
     "Emulation",
+    "EmulationOptions",
     "Geolocation",
     "apply_to_sessions",
     "build_emulation",
@@ -70,6 +78,56 @@ class Geolocation(msgspec.Struct, frozen=True):
     latitude: float
     longitude: float
     accuracy: float = 0.0
+
+
+class EmulationOptions(TypedDict, total=False):
+    """The emulation keyword arguments, one list for every place that takes them.
+
+    :meth:`Browser.new_context <kobrowser.Browser.new_context>` and
+    :meth:`BrowserContext.emulate <kobrowser.BrowserContext.emulate>` take
+    exactly these. Each one left out (or None) keeps its setting.
+
+    Attributes:
+        device: a name of :data:`kobrowser.devices` (e.g. ``"iPhone 15"``,
+            ``"Pixel 7 landscape"``) or a :class:`~kobrowser.Device`: sets
+            viewport, scale, mobile, touch and user agent (the other options
+            given override it).
+        viewport: CSS ``(width, height)`` of the page area (or
+            ``{"width": ..., "height": ...}``).
+        device_scale_factor: device pixels per CSS pixel, in (0, 10].
+        is_mobile: a mobile browser (meta viewport honoured).
+        has_touch: touch events and ``navigator.maxTouchPoints``.
+        user_agent: the ``User-Agent`` header and ``navigator.userAgent``.
+        locale: e.g. ``"de-DE"``: ``navigator.language``, ``Intl`` and
+            ``Accept-Language``.
+        timezone_id: e.g. ``"Europe/Berlin"``.
+        geolocation: ``{"latitude", "longitude", "accuracy"}``,
+            ``(latitude, longitude)`` or a :class:`~kobrowser.Geolocation`
+            (grant the ``"geolocation"`` permission for pages to read it).
+        color_scheme: ``"light"``, ``"dark"`` or ``"no-preference"``.
+        reduced_motion: ``"reduce"`` or ``"no-preference"``.
+        offline: cut the network off.
+        extra_http_headers: headers added to every request.
+    """
+
+    device: str | Device | None
+    viewport: tuple[int, int] | Mapping[str, int] | None
+    device_scale_factor: float | None
+    is_mobile: bool | None
+    has_touch: bool | None
+    user_agent: str | None
+    locale: str | None
+    timezone_id: str | None
+    geolocation: Geolocation | Mapping[str, float] | Sequence[float] | None
+    color_scheme: str | None
+    reduced_motion: str | None
+    offline: bool | None
+    extra_http_headers: Mapping[str, str] | None
+
+
+#: The names of :class:`EmulationOptions`, in their order.
+EMULATION_OPTIONS: tuple[str, ...] = tuple(EmulationOptions.__annotations__)
+_KNOWN = ", ".join(EMULATION_OPTIONS)
 
 
 class Emulation(msgspec.Struct, frozen=True):
@@ -172,34 +230,22 @@ def _timezone(value: Any) -> str:
     return name
 
 
-def build_emulation(
-    base: Emulation,
-    *,
-    device: str | Device | None = None,
-    viewport: tuple[int, int] | Mapping[str, int] | None = None,
-    device_scale_factor: float | None = None,
-    is_mobile: bool | None = None,
-    has_touch: bool | None = None,
-    user_agent: str | None = None,
-    locale: str | None = None,
-    timezone_id: str | None = None,
-    geolocation: Geolocation | Mapping[str, float] | Sequence[float] | None = None,
-    color_scheme: str | None = None,
-    reduced_motion: str | None = None,
-    offline: bool | None = None,
-    extra_http_headers: Mapping[str, str] | None = None,
-) -> Emulation:
+def build_emulation(base: Emulation, **options: Unpack[EmulationOptions]) -> Emulation:
     """``base`` with the given settings changed (None: unchanged), all checked first.
 
-    A ``device`` sets viewport, scale, mobile, touch and user agent; the
-    other arguments given override what it sets.
+    The one checker of :class:`EmulationOptions`. A ``device`` sets
+    viewport, scale, mobile, touch and user agent; the other options given
+    override what it sets.
 
     Raises:
-        InvalidArgumentError: an unknown device or a bad value (``argument``
-            names it); nothing is changed then.
+        InvalidArgumentError: an unknown option or device, or a bad value
+            (``argument`` names it); nothing is changed then.
     """
+    for name, value in options.items():
+        if name not in EMULATION_OPTIONS:
+            raise fail(name, value, f"no such option; the emulation options: {_KNOWN}")
     changes: dict[str, Any] = {}
-    if device is not None:
+    if (device := options.get("device")) is not None:
         found = device if isinstance(device, Device) else devices[device]
         changes.update(
             viewport=found.viewport,
@@ -208,34 +254,33 @@ def build_emulation(
             has_touch=found.has_touch,
             user_agent=found.user_agent,
         )
-    if viewport is not None:
+    if (viewport := options.get("viewport")) is not None:
         changes["viewport"] = _viewport(viewport)
-    if device_scale_factor is not None:
-        scale = device_scale_factor
+    if (scale := options.get("device_scale_factor")) is not None:
         if isinstance(scale, bool) or not isinstance(scale, int | float) or not 0 < scale <= 10:
             raise fail("device_scale_factor", scale, "a number in (0, 10]")
         changes["device_scale_factor"] = float(scale)
-    if is_mobile is not None:
+    if (is_mobile := options.get("is_mobile")) is not None:
         changes["is_mobile"] = flag(is_mobile, "is_mobile")
-    if has_touch is not None:
+    if (has_touch := options.get("has_touch")) is not None:
         changes["has_touch"] = flag(has_touch, "has_touch")
-    if user_agent is not None:
+    if (user_agent := options.get("user_agent")) is not None:
         changes["user_agent"] = _line("user_agent", user_agent)
-    if locale is not None:
+    if (locale := options.get("locale")) is not None:
         if not isinstance(locale, str) or not _LOCALE.match(locale):
             raise fail("locale", locale, "a language tag like 'de-DE'")
         changes["locale"] = locale.replace("_", "-")
-    if timezone_id is not None:
+    if (timezone_id := options.get("timezone_id")) is not None:
         changes["timezone_id"] = _timezone(timezone_id)
-    if geolocation is not None:
+    if (geolocation := options.get("geolocation")) is not None:
         changes["geolocation"] = _geolocation(geolocation)
-    if color_scheme is not None:
+    if (color_scheme := options.get("color_scheme")) is not None:
         changes["color_scheme"] = choice(color_scheme, "color_scheme", COLOR_SCHEMES)
-    if reduced_motion is not None:
+    if (reduced_motion := options.get("reduced_motion")) is not None:
         changes["reduced_motion"] = choice(reduced_motion, "reduced_motion", REDUCED_MOTION)
-    if offline is not None:
+    if (offline := options.get("offline")) is not None:
         changes["offline"] = flag(offline, "offline")
-    if extra_http_headers is not None:
+    if (extra_http_headers := options.get("extra_http_headers")) is not None:
         changes["extra_http_headers"] = _headers(extra_http_headers)
     return msgspec.structs.replace(base, **changes)
 
