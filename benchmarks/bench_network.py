@@ -5,7 +5,7 @@ unreachable, so their requests fail fast) is opened with ``wait_until="load"``
 in one tab per mode, the modes interleaved page by page:
 
 * ``none``: no route (Fetch disabled);
-* ``block media``: ``tab.block(types=["image", "font", "media"])`` (only
+* ``block media``: ``tab.network.block(types=["image", "font", "media"])`` (only
   those requests are paused, and fail);
 * ``glob miss``: one route whose glob matches nothing (``**/never/*.xyz``:
   Chrome pauses only ``*/never/*.xyz``, i.e. nothing);
@@ -38,13 +38,13 @@ async def _setup(tab: Any, mode: str) -> None:
         await route.continue_()
 
     if mode == "block media":
-        await tab.block(types=["image", "font", "media"])
+        await tab.network.block(types=["image", "font", "media"])
     elif mode == "glob miss":
-        await tab.route("**/never/*.xyz", never)
+        await tab.network.route("**/never/*.xyz", never)
     elif mode == "regex miss":
-        await tab.route(re.compile(r"/never/\d+\.xyz$"), never)
+        await tab.network.route(re.compile(r"/never/\d+\.xyz$"), never)
     elif mode == "predicate":
-        await tab.route(lambda request: request.url.endswith(".xyz"), never)
+        await tab.network.route(lambda request: request.url.endswith(".xyz"), never)
 
 
 async def run_network(
@@ -69,11 +69,11 @@ async def run_network(
                 for _ in range(rounds):
                     for mode in MODES:
                         tab = tabs[mode]
-                        tab.clear_requests()
+                        tab.network.clear_requests()
                         start = time.perf_counter()
                         await tab.open(url, wait_until="load")
                         times[mode].append(time.perf_counter() - start)
-                        requests[mode] += len(tab.requests)
+                        requests[mode] += len(tab.network.requests)
                 print(f"[{index}/{len(pages)}] {page.name}", file=sys.stderr, flush=True)
     return times, requests, len(pages)
 

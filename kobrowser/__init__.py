@@ -38,7 +38,7 @@ if _typing.TYPE_CHECKING:
     from kobrowser._browser import Browser, BrowserContext, Download, connect, launch
     from kobrowser._browser._emulation._devices import Device, devices
     from kobrowser._browser._emulation._settings import Emulation, EmulationOptions, Geolocation
-    from kobrowser._tab import Dialog, Response, Tab
+    from kobrowser._tab import Console, Dialog, Dialogs, Network, Response, Tab
     from kobrowser._tab._axmirror import AXMirrorSettings
     from kobrowser._tab._capture._geometry import Box
     from kobrowser._tab._network import ConsoleMessage, PageError, Request, RequestRecord, Route
@@ -66,7 +66,10 @@ _LAZY = {
     "BrowserContext": "._browser",
     "Device": "._browser._emulation._devices",
     "devices": "._browser._emulation._devices",
+    "Console": "._tab",
     "Dialog": "._tab",
+    "Dialogs": "._tab",
+    "Network": "._tab",
     "ConsoleMessage": "._tab._network",
     "PageError": "._tab._network",
     "Request": "._tab._network",
@@ -130,9 +133,11 @@ __all__ = [
     "CDPTimeoutError",
     "CaptureError",
     "ConnectionClosedError",
+    "Console",
     "ConsoleMessage",
     "Device",
     "Dialog",
+    "Dialogs",
     "DiffEntry",
     "Download",
     "DownloadError",
@@ -149,6 +154,7 @@ __all__ = [
     "LaunchError",
     "ModelError",
     "NavigationError",
+    "Network",
     "NoSnapshotError",
     "NotInteractableError",
     "Outcome",

@@ -75,7 +75,10 @@ NAN, INF = math.nan, math.inf
 
 
 def tab_cases(missing: str) -> list[tuple[str, tuple[Any, ...], dict[str, Any], str]]:
-    """(method, args, kwargs, the argument named) of one bad call each."""
+    """(method, args, kwargs, the argument named) of one bad call each.
+
+    ``method`` is a Tab method, or one of an object on the tab (``dialogs.wait``).
+    """
     return [
         ("click", (True,), {}, "element_id"),
         ("click", (0,), {}, "element_id"),
@@ -150,7 +153,7 @@ def tab_cases(missing: str) -> list[tuple[str, tuple[Any, ...], dict[str, Any], 
         ("wait_for_selector", ("",), {}, "selector"),
         ("wait_for_selector", ("#b",), {"state": "shown"}, "state"),
         ("wait_for_function", ("",), {}, "expression"),
-        ("wait_for_dialog", (), {"timeout": -1}, "timeout"),
+        ("dialogs.wait", (), {"timeout": -1}, "timeout"),
         ("wait", (NAN,), {}, "ms"),
         ("wait", (-5,), {}, "ms"),
     ]
@@ -165,7 +168,8 @@ async def test_every_bad_argument_is_refused_before_any_cdp_call(
             calls_from_this_task(browser) as sent,
             pytest.raises(InvalidArgumentError) as info,
         ):
-            await getattr(tab, method)(*args, **kwargs)
+            owner, _, name = method.rpartition(".")
+            await getattr(getattr(tab, owner) if owner else tab, name)(*args, **kwargs)
         where = f"{method}{args}{kwargs}"
         assert sent == [], f"{where} sent {sent}"
         assert info.value.argument == argument, (where, info.value)
@@ -214,16 +218,17 @@ async def test_browser_and_context_arguments(browser: Browser, tab: Tab) -> None
 
 async def test_on_dialog_refuses_what_is_not_a_function(tab: Tab) -> None:
     with pytest.raises(InvalidArgumentError, match=r"^handler: got 'accept'"):
-        tab.on_dialog("accept")  # type: ignore[arg-type]
-    tab.on_dialog(None)
+        tab.dialogs.handle("accept")  # type: ignore[arg-type]
+    tab.dialogs.handle(None)
 
 
-async def test_valid_calls_still_work_after_refusals(tab: Tab) -> None:
+async def test_valid_calls_still_work_after_refusals(browser: Browser, tab: Tab) -> None:
     snap = await tab.snapshot(interactive=True)
     button = next(e for e in snap.id_map.values() if e.role == "button")
     with pytest.raises(InvalidArgumentError):
         await tab.click(button.id, timeout=NAN)
-    with calls_from_this_task(tab.browser) as sent:
+    assert tab.browser is browser
+    with calls_from_this_task(browser) as sent:
         await tab.click(button.id, timeout=30)
     assert "Input.dispatchMouseEvent" in sent  # the counter sees real calls
     assert await tab.evaluate("window.clicks") == 1

@@ -1,7 +1,9 @@
 """Generated arguments for every public Tab method raise only KoBrowserError subclasses.
 
-The methods and their parameters are read off :class:`kobrowser.Tab` with
-``inspect``, so a new method is fuzzed without touching this file. Each
+The methods and their parameters are read off :class:`kobrowser.Tab` and the
+classes of the objects on it (``tab.network``, ``tab.console``,
+``tab.dialogs``) with ``inspect``, so a new method is fuzzed without touching
+this file. Each
 parameter gets a mix of good and bad values chosen by its name (unknown
 names get anything at all). The deadlines drawn are short, so a wait that
 never ends ends soon. Fixed budget: a few hundred calls on one tab.
@@ -36,6 +38,13 @@ PAGE = """<!doctype html><title>API fuzz</title>
 
 #: Not fuzzed: close() ends the tab for the next examples (it is called last).
 SKIPPED = {"close"}
+
+#: The objects on a tab whose methods are fuzzed too, as ``"network.route"``...
+FAMILIES = {
+    "network": kobrowser.Network,
+    "console": kobrowser.Console,
+    "dialogs": kobrowser.Dialogs,
+}
 
 ANYTHING = st.one_of(
     st.none(),
@@ -152,12 +161,13 @@ def good_values(path: Path, url: str) -> dict[str, st.SearchStrategy[Any]]:
 
 def public_methods() -> dict[str, inspect.Signature]:
     found = {}
-    for name, member in inspect.getmembers(Tab):
-        if name.startswith("_") or name in SKIPPED or not callable(member):
-            continue
-        if isinstance(inspect.getattr_static(Tab, name), property):
-            continue
-        found[name] = inspect.signature(member)
+    for prefix, cls in [("", Tab)] + [(f"{name}.", cls) for name, cls in FAMILIES.items()]:
+        for name, member in inspect.getmembers(cls):
+            if name.startswith("_") or name in SKIPPED or not callable(member):
+                continue
+            if isinstance(inspect.getattr_static(cls, name), property):
+                continue
+            found[prefix + name] = inspect.signature(member)
     return found
 
 
@@ -167,6 +177,9 @@ METHODS = public_methods()
 def test_every_public_method_is_fuzzed() -> None:
     for wanted in ("click", "fill", "press", "snapshot", "open", "wait_for_selector", "upload"):
         assert wanted in METHODS
+    for wanted in ("network.route", "network.block", "console.on_message", "dialogs.handle"):
+        assert wanted in METHODS
+    assert set(FAMILIES) <= {name for name in dir(Tab) if not name.startswith("_")}
     # Parameters without a strategy of their own get ANYTHING.
     for name in ("click", "fill", "open"):
         assert set(METHODS[name].parameters) - {"self"} <= set(strategies(Path("/x"), "http://x/"))
@@ -224,7 +237,8 @@ async def test_generated_calls_raise_only_kobrowser_errors(
         seen[outcome] = seen.get(outcome, 0) + 1
 
     async def attempt(name: str, args: list[Any], kwargs: dict[str, Any]) -> str:
-        method = getattr(tab, name)
+        owner, _, attribute = name.rpartition(".")
+        method = getattr(getattr(tab, owner) if owner else tab, attribute)
         try:
             with anyio.fail_after(60):  # a hang is a failure too
                 result = method(*args, **kwargs)

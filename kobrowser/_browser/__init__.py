@@ -1,12 +1,16 @@
 """The browser: :class:`Browser` and the components it is made of.
 
-* ``_browser``: :class:`Browser`, the connection's owner; its tab methods
-  act on the current tab and are written out with :class:`~kobrowser.Tab`'s
-  signatures (``tests/browser/test_forwarding.py`` keeps them in step);
+* ``_browser``: :class:`Browser`, the connection's owner; the verbs an agent
+  uses act on the current tab (``browser.tab``) and are written out with
+  :class:`~kobrowser.Tab`'s signatures (``tests/browser/test_forwarding.py``
+  keeps them in step);
 * ``_targets``: :class:`~._targets.TargetTracker`, which page targets
   exist, their tabs' set-up, the current tab;
-* ``_context``: :class:`BrowserContext`, isolated sets of tabs;
+* ``_context``: :class:`BrowserContext`, isolated sets of tabs (it reaches
+  its browser through the :class:`~._context.ContextOwner` protocol);
 * ``_downloads``: :class:`Download` and the browser's download events;
+* ``_storage``, ``_cookies``: the storage state and cookies of a context;
+* ``_emulation``: what a context emulates (one list of options);
 * ``_launch``: :func:`launch` and :func:`connect`.
 """
 

@@ -1,5 +1,10 @@
 """Browser: one CDP connection (launched or connected), its tabs and contexts.
 
+Its surface: what the browser owns (tabs, contexts, downloads, the
+connection) and, written out with :class:`~kobrowser.Tab`'s exact
+signatures, the verbs an agent uses on the current tab
+(:class:`~kobrowser._tab._verbs.TabVerbs`; see :class:`Browser`).
+
 Every page target of the browser is attached automatically (browser-level
 ``Target.setAutoAttach``, flattened): tabs opened with
 :meth:`Browser.new_tab`, popups from ``window.open`` and ``target=_blank``,
@@ -15,7 +20,7 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from contextlib import AsyncExitStack, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
@@ -23,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 import anyio
 import anyio.abc
 
-from kobrowser._browser._context import BrowserContext, context_of
+from kobrowser._browser._context import BrowserContext
 from kobrowser._browser._downloads import Download, Downloads, download_behavior
 from kobrowser._browser._emulation._settings import (
     Emulation,
@@ -36,10 +41,9 @@ from kobrowser._browser._targets import TargetTracker
 from kobrowser._concurrency import exit_unwrapped
 from kobrowser._deadline import Deadline
 from kobrowser._exceptions import InvalidArgumentError, KoBrowserError, TargetClosedError
-from kobrowser._tab import Tab
 from kobrowser._tab._axmirror import AXMirrorSettings, settings_from_env
 from kobrowser._tab._execute import execute
-from kobrowser._tab._origins import track_origins
+from kobrowser._tab._tab import Tab
 from kobrowser._validate import check, fail, seconds
 from kobrowser.actions import Action, Outcome, to_action
 from kobrowser.cdp import ChromeProcess, Connection, open_transport, resolve_endpoint
@@ -47,9 +51,7 @@ from kobrowser.cdp import ChromeProcess, Connection, open_transport, resolve_end
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from kobrowser._tab import Response
-    from kobrowser._tab._network import RequestRecord, RouteHandler, RoutePattern
-    from kobrowser._tab._pagestate import LoadState
+    from kobrowser._tab._pagestate import LoadState, Response
     from kobrowser._tab._snapshot import Element, Snapshot
     from kobrowser._tab._waits import SelectorState, URLPattern
     from kobrowser.cdp import CDPSession
@@ -79,11 +81,36 @@ class Browser:
     Create with :func:`launch` or :func:`connect` and use as an async context
     manager. Cancellation of the enclosing scope closes everything.
 
-    The tab methods (:meth:`click`, :meth:`open`, :meth:`snapshot`...) act
-    on :attr:`current_tab`: ``await browser.click(5)`` is
-    ``await browser.current_tab.click(5)``, the convenience a one-tab agent
-    wants. They take exactly :class:`Tab`'s arguments; see there for each.
-    With no open tab they raise :class:`KoBrowserError`.
+    **Its surface.** Besides what the browser owns (tabs, contexts,
+    downloads, the connection), Browser has the verbs an agent uses on the
+    page in front of it, acting on the current tab, :attr:`tab`:
+    ``await browser.click(5)`` is ``await browser.tab.click(5)``, the
+    convenience a one-tab agent wants. They are written out here with
+    :class:`Tab`'s exact signatures (see there for each;
+    ``tests/browser/test_forwarding.py`` holds them identical):
+
+    * snapshots and scripts: :meth:`snapshot`, :meth:`find`, :meth:`evaluate`,
+      :meth:`title`, :meth:`do` (which also runs ``tab N``);
+    * actions by id: :meth:`click`, :meth:`dblclick`, :meth:`hover`,
+      :meth:`drag`, :meth:`scroll_into_view`, :meth:`scroll`, :meth:`focus`,
+      :meth:`fill`, :meth:`type`, :meth:`press`, :meth:`select`,
+      :meth:`check`, :meth:`uncheck`, :meth:`upload`;
+    * readers by id: :meth:`text`, :meth:`html`, :meth:`value`,
+      :meth:`attr`, :meth:`is_visible`, :meth:`is_enabled`,
+      :meth:`is_checked`, :meth:`box`;
+    * navigation: :meth:`open`, :meth:`reload`, :meth:`back`,
+      :meth:`forward`; waits: :meth:`wait_for_load`, :meth:`wait_for_url`,
+      :meth:`wait_for_text`, :meth:`wait_for_selector`,
+      :meth:`wait_for_function`, :meth:`wait`;
+    * pictures: :meth:`screenshot`, :meth:`pdf`.
+
+    Nothing else of a tab is forwarded. Families with state of their own
+    belong to one tab and are objects on it: ``browser.tab.network``
+    (routes, blocks, the request log), ``browser.tab.console`` and
+    ``browser.tab.dialogs``; a forwarded handler or log would silently move
+    with :meth:`switch_to`. Tab state (``url``, ``last_snapshot``,
+    ``set_viewport``...) is read on ``browser.tab`` too. With no open tab
+    the verbs raise :class:`KoBrowserError`.
 
     Attributes:
         timeout: the default deadline in seconds of every call and wait.
@@ -114,7 +141,7 @@ class Browser:
         self._closed = False
         self._targets: TargetTracker[Tab] = TargetTracker(
             make_tab=self._make_tab,
-            set_up=_set_up_tab,
+            set_up=self._set_up_tab,
             release=self._release,
             close_tab=_close_tab,
             spawn=self._spawn,
@@ -122,7 +149,7 @@ class Browser:
         )
         self._contexts: dict[str, BrowserContext] = {}
         self._default_context = BrowserContext(self, None, None)
-        self._downloads = Downloads(self)
+        self._downloads = Downloads(self._tab_of_frame, self._download_dir_of, self._spawn)
         self._download_dir = Path(download_dir).resolve() if download_dir else None
         self._temp_download_dir: Path | None = None
 
@@ -247,15 +274,30 @@ class Browser:
         self._task_group.start_soon(func)
 
     def _make_tab(self, session_id: str, info: TargetInfo) -> Tab:
+        context = self._context_of(info.browserContextId)
         session = self.connection.session(session_id)
-        tab = Tab(self, session, info.targetId)
-        tab._context_id = info.browserContextId
-        tab._opener_id = info.openerId
-        opener = self._targets.get(info.openerId) if info.openerId else None
-        if opener is not None:  # a popup starts with its opener's routes
-            tab._net.routes.add(opener._net.routes.entries)
-        track_origins(session, lambda origin: context_of(self, tab._context_id).note_origin(origin))
-        return tab
+        return Tab(self, context, session, info.targetId, opener_id=info.openerId)
+
+    async def _set_up_tab(self, tab: Tab) -> None:
+        # Routes first (Fetch, answered by the browser while the page waits), so
+        # a popup's first request is routed too.
+        await tab._net.prepare_page()
+        # Emulation, then resume the paused target, in one batch: nothing of the
+        # page runs before it is emulated. The resume is needed even when Chrome
+        # reports no wait: an auto-attached popup that shares its opener's
+        # renderer blocks the opener until then.
+        context = self._context_of(tab.context.id if tab.context is not None else None)
+        await context._emulation.set_up_tab(tab, resume=True)
+        await tab._init()
+
+    def _context_of(self, context_id: str | None) -> BrowserContext:
+        """The context of a target whose ``browserContextId`` is ``context_id``.
+
+        Targets of contexts this browser did not open (connected to a running
+        Chrome) count as the default context's.
+        """
+        context = self._contexts.get(context_id) if context_id is not None else None
+        return context if context is not None else self._default_context
 
     def _release(self, session_id: str) -> None:
         """Let a target the browser does not track run on, detached."""
@@ -274,6 +316,15 @@ class Browser:
         """A tab was closed (by itself or its context): stop tracking it."""
         self._targets.forget(tab)
 
+    def _tab_of_target(self, target_id: str) -> Tab | None:
+        """The tab of a page target (also while it is being set up), if tracked."""
+        return self._targets.get(target_id)
+
+    @property
+    def _headless(self) -> bool | None:
+        """Whether Chrome runs without a window (None: connected, not known)."""
+        return self._process.headless if self._process is not None else None
+
     def _tab_of_frame(self, frame_id: str) -> Tab | None:
         tab = self._targets.get(frame_id)
         if tab is not None:
@@ -284,8 +335,9 @@ class Browser:
         return None
 
     def _download_dir_of(self, tab: Tab | None) -> Path:
-        if tab is not None and tab._context_id in self._contexts:
-            directory = self._contexts[tab._context_id].download_dir
+        context = tab.context if tab is not None else None
+        if context is not None and context.id in self._contexts:
+            directory = self._contexts[context.id].download_dir
             if directory is not None:
                 return directory
         directory = self._download_dir or self._temp_download_dir
@@ -322,8 +374,8 @@ class Browser:
         return list(self._contexts.values())
 
     @property
-    def current_tab(self) -> Tab:
-        """The tab the Browser's tab methods act on (the newest, or the one switched to).
+    def tab(self) -> Tab:
+        """The current tab: the one the verbs act on (the newest, or the one switched to).
 
         Raises:
             KoBrowserError: no tab is open.
@@ -332,6 +384,15 @@ class Browser:
         if tab is None:
             raise KoBrowserError("no open tab: call `await browser.new_tab(url)` first")
         return tab
+
+    @property
+    def current_tab(self) -> Tab:
+        """The current tab; the same as :attr:`tab` (kept as an alias).
+
+        Raises:
+            KoBrowserError: no tab is open.
+        """
+        return self.tab
 
     # -- tabs --------------------------------------------------------------
 
@@ -556,7 +617,7 @@ class Browser:
         """
         check(timeout=timeout)
         return await execute(
-            lambda: self.current_tab,
+            lambda: self.tab,
             to_action(action),
             timeout=timeout,
             switch_tab=self._switch_to_number,
@@ -570,7 +631,7 @@ class Browser:
         await self.switch_to(tabs[number - 1])
         return f"switched to tab {number}"
 
-    # -- the current tab's methods (Tab's signatures; see Tab for each) --------
+    # -- the verbs, on the current tab (Tab's signatures; see Tab for each) -----
 
     async def snapshot(
         self,
@@ -585,7 +646,7 @@ class Browser:
         fresh: bool = False,
     ) -> Snapshot:
         """Snapshot the current tab; see :meth:`Tab.snapshot`."""
-        return await self.current_tab.snapshot(
+        return await self.tab.snapshot(
             interactive=interactive,
             compact=compact,
             depth=depth,
@@ -606,17 +667,15 @@ class Browser:
         timeout: float | None = None,
     ) -> list[Element]:
         """Find elements in a fresh snapshot of the current tab; see :meth:`Tab.find`."""
-        return await self.current_tab.find(
-            role=role, name=name, text=text, exact=exact, timeout=timeout
-        )
+        return await self.tab.find(role=role, name=name, text=text, exact=exact, timeout=timeout)
 
     async def evaluate(self, expression: str, *, timeout: float | None = None) -> Any:
         """Evaluate JavaScript in the current tab; see :meth:`Tab.evaluate`."""
-        return await self.current_tab.evaluate(expression, timeout=timeout)
+        return await self.tab.evaluate(expression, timeout=timeout)
 
     async def title(self) -> str:
         """The current tab's document title; see :meth:`Tab.title`."""
-        return await self.current_tab.title()
+        return await self.tab.title()
 
     async def open(
         self,
@@ -627,33 +686,31 @@ class Browser:
         referrer: str | None = None,
     ) -> Response | None:
         """Navigate the current tab; see :meth:`Tab.open`."""
-        return await self.current_tab.open(
-            url, wait_until=wait_until, timeout=timeout, referrer=referrer
-        )
+        return await self.tab.open(url, wait_until=wait_until, timeout=timeout, referrer=referrer)
 
     async def reload(
         self, *, wait_until: LoadState = "load", timeout: float | None = None
     ) -> Response | None:
         """Reload the current tab; see :meth:`Tab.reload`."""
-        return await self.current_tab.reload(wait_until=wait_until, timeout=timeout)
+        return await self.tab.reload(wait_until=wait_until, timeout=timeout)
 
     async def back(
         self, *, wait_until: LoadState = "load", timeout: float | None = None
     ) -> Response | None:
         """Go back in the current tab's history; see :meth:`Tab.back`."""
-        return await self.current_tab.back(wait_until=wait_until, timeout=timeout)
+        return await self.tab.back(wait_until=wait_until, timeout=timeout)
 
     async def forward(
         self, *, wait_until: LoadState = "load", timeout: float | None = None
     ) -> Response | None:
         """Go forward in the current tab's history; see :meth:`Tab.forward`."""
-        return await self.current_tab.forward(wait_until=wait_until, timeout=timeout)
+        return await self.tab.forward(wait_until=wait_until, timeout=timeout)
 
     async def wait_for_load(
         self, state: LoadState = "load", *, timeout: float | None = None
     ) -> None:
         """Wait for a load state of the current tab; see :meth:`Tab.wait_for_load`."""
-        await self.current_tab.wait_for_load(state, timeout=timeout)
+        await self.tab.wait_for_load(state, timeout=timeout)
 
     async def wait_for_url(
         self,
@@ -663,25 +720,25 @@ class Browser:
         timeout: float | None = None,
     ) -> None:
         """Wait for the current tab's URL; see :meth:`Tab.wait_for_url`."""
-        await self.current_tab.wait_for_url(url, wait_until=wait_until, timeout=timeout)
+        await self.tab.wait_for_url(url, wait_until=wait_until, timeout=timeout)
 
     async def wait_for_text(self, text: str, *, timeout: float | None = None) -> None:
         """Wait for text in the current tab; see :meth:`Tab.wait_for_text`."""
-        await self.current_tab.wait_for_text(text, timeout=timeout)
+        await self.tab.wait_for_text(text, timeout=timeout)
 
     async def wait_for_selector(
         self, selector: str, *, state: SelectorState = "visible", timeout: float | None = None
     ) -> None:
         """Wait for a CSS selector in the current tab; see :meth:`Tab.wait_for_selector`."""
-        await self.current_tab.wait_for_selector(selector, state=state, timeout=timeout)
+        await self.tab.wait_for_selector(selector, state=state, timeout=timeout)
 
     async def wait_for_function(self, expression: str, *, timeout: float | None = None) -> Any:
         """Wait for a truthy expression in the current tab; see :meth:`Tab.wait_for_function`."""
-        return await self.current_tab.wait_for_function(expression, timeout=timeout)
+        return await self.tab.wait_for_function(expression, timeout=timeout)
 
     async def wait(self, ms: float) -> None:
         """Sleep ``ms`` milliseconds; see :meth:`Tab.wait`."""
-        await self.current_tab.wait(ms)
+        await self.tab.wait(ms)
 
     async def click(
         self,
@@ -693,7 +750,7 @@ class Browser:
         timeout: float | None = None,
     ) -> None:
         """Click an element of the current tab; see :meth:`Tab.click`."""
-        await self.current_tab.click(
+        await self.tab.click(
             element_id,
             button=button,
             click_count=click_count,
@@ -703,95 +760,95 @@ class Browser:
 
     async def dblclick(self, element_id: int, *, timeout: float | None = None) -> None:
         """Double-click an element of the current tab; see :meth:`Tab.dblclick`."""
-        await self.current_tab.dblclick(element_id, timeout=timeout)
+        await self.tab.dblclick(element_id, timeout=timeout)
 
     async def hover(self, element_id: int, *, timeout: float | None = None) -> None:
         """Hover an element of the current tab; see :meth:`Tab.hover`."""
-        await self.current_tab.hover(element_id, timeout=timeout)
+        await self.tab.hover(element_id, timeout=timeout)
 
     async def drag(
         self, source_id: int, target_id: int, *, steps: int = 8, timeout: float | None = None
     ) -> None:
         """Drag one element onto another in the current tab; see :meth:`Tab.drag`."""
-        await self.current_tab.drag(source_id, target_id, steps=steps, timeout=timeout)
+        await self.tab.drag(source_id, target_id, steps=steps, timeout=timeout)
 
     async def scroll_into_view(self, element_id: int, *, timeout: float | None = None) -> None:
         """Scroll an element of the current tab into view; see :meth:`Tab.scroll_into_view`."""
-        await self.current_tab.scroll_into_view(element_id, timeout=timeout)
+        await self.tab.scroll_into_view(element_id, timeout=timeout)
 
     async def scroll(
         self, direction: str = "down", amount: float = 600, *, timeout: float | None = None
     ) -> None:
         """Scroll the current tab; see :meth:`Tab.scroll`."""
-        await self.current_tab.scroll(direction, amount, timeout=timeout)
+        await self.tab.scroll(direction, amount, timeout=timeout)
 
     async def focus(self, element_id: int, *, timeout: float | None = None) -> None:
         """Focus an element of the current tab; see :meth:`Tab.focus`."""
-        await self.current_tab.focus(element_id, timeout=timeout)
+        await self.tab.focus(element_id, timeout=timeout)
 
     async def fill(self, element_id: int, value: str, *, timeout: float | None = None) -> None:
         """Fill a field of the current tab; see :meth:`Tab.fill`."""
-        await self.current_tab.fill(element_id, value, timeout=timeout)
+        await self.tab.fill(element_id, value, timeout=timeout)
 
     async def type(
         self, element_id: int, text: str, *, delay: float = 0, timeout: float | None = None
     ) -> None:
         """Type into an element of the current tab; see :meth:`Tab.type`."""
-        await self.current_tab.type(element_id, text, delay=delay, timeout=timeout)
+        await self.tab.type(element_id, text, delay=delay, timeout=timeout)
 
     async def press(self, key: str, *, timeout: float | None = None) -> None:
         """Press a key in the current tab; see :meth:`Tab.press`."""
-        await self.current_tab.press(key, timeout=timeout)
+        await self.tab.press(key, timeout=timeout)
 
     async def select(self, element_id: int, *values: str, timeout: float | None = None) -> None:
         """Select options of a list box of the current tab; see :meth:`Tab.select`."""
-        await self.current_tab.select(element_id, *values, timeout=timeout)
+        await self.tab.select(element_id, *values, timeout=timeout)
 
     async def check(self, element_id: int, *, timeout: float | None = None) -> None:
         """Check a checkbox of the current tab; see :meth:`Tab.check`."""
-        await self.current_tab.check(element_id, timeout=timeout)
+        await self.tab.check(element_id, timeout=timeout)
 
     async def uncheck(self, element_id: int, *, timeout: float | None = None) -> None:
         """Uncheck a checkbox of the current tab; see :meth:`Tab.uncheck`."""
-        await self.current_tab.uncheck(element_id, timeout=timeout)
+        await self.tab.uncheck(element_id, timeout=timeout)
 
     async def upload(
         self, element_id: int, *files: str | os.PathLike[str], timeout: float | None = None
     ) -> None:
         """Set the files of a file input of the current tab; see :meth:`Tab.upload`."""
-        await self.current_tab.upload(element_id, *files, timeout=timeout)
+        await self.tab.upload(element_id, *files, timeout=timeout)
 
     async def text(self, element_id: int, *, timeout: float | None = None) -> str:
         """Text of an element of the current tab; see :meth:`Tab.text`."""
-        return await self.current_tab.text(element_id, timeout=timeout)
+        return await self.tab.text(element_id, timeout=timeout)
 
     async def html(self, element_id: int, *, timeout: float | None = None) -> str:
         """Outer HTML of an element of the current tab; see :meth:`Tab.html`."""
-        return await self.current_tab.html(element_id, timeout=timeout)
+        return await self.tab.html(element_id, timeout=timeout)
 
     async def value(self, element_id: int, *, timeout: float | None = None) -> str | None:
         """Value of a field of the current tab; see :meth:`Tab.value`."""
-        return await self.current_tab.value(element_id, timeout=timeout)
+        return await self.tab.value(element_id, timeout=timeout)
 
     async def attr(self, element_id: int, name: str, *, timeout: float | None = None) -> str | None:
         """An attribute of an element of the current tab; see :meth:`Tab.attr`."""
-        return await self.current_tab.attr(element_id, name, timeout=timeout)
+        return await self.tab.attr(element_id, name, timeout=timeout)
 
     async def is_visible(self, element_id: int, *, timeout: float | None = None) -> bool:
         """Whether an element of the current tab is visible; see :meth:`Tab.is_visible`."""
-        return await self.current_tab.is_visible(element_id, timeout=timeout)
+        return await self.tab.is_visible(element_id, timeout=timeout)
 
     async def is_enabled(self, element_id: int, *, timeout: float | None = None) -> bool:
         """Whether an element of the current tab is enabled; see :meth:`Tab.is_enabled`."""
-        return await self.current_tab.is_enabled(element_id, timeout=timeout)
+        return await self.tab.is_enabled(element_id, timeout=timeout)
 
     async def is_checked(self, element_id: int, *, timeout: float | None = None) -> bool:
         """Whether an element of the current tab is checked; see :meth:`Tab.is_checked`."""
-        return await self.current_tab.is_checked(element_id, timeout=timeout)
+        return await self.tab.is_checked(element_id, timeout=timeout)
 
     async def box(self, element_id: int, *, timeout: float | None = None) -> dict[str, float]:
         """The box of an element of the current tab; see :meth:`Tab.box`."""
-        return await self.current_tab.box(element_id, timeout=timeout)
+        return await self.tab.box(element_id, timeout=timeout)
 
     # -- seeing the page ------------------------------------------------------
 
@@ -807,7 +864,7 @@ class Browser:
         timeout: float | None = None,
     ) -> bytes:
         """A screenshot of the current tab; see :meth:`Tab.screenshot`."""
-        return await self.current_tab.screenshot(
+        return await self.tab.screenshot(
             path,
             full_page=full_page,
             id=id,
@@ -828,7 +885,7 @@ class Browser:
         timeout: float | None = None,
     ) -> bytes:
         """The current tab printed to PDF; see :meth:`Tab.pdf`."""
-        return await self.current_tab.pdf(
+        return await self.tab.pdf(
             path,
             landscape=landscape,
             print_background=print_background,
@@ -836,58 +893,6 @@ class Browser:
             paper=paper,
             timeout=timeout,
         )
-
-    async def set_viewport(self, width: int, height: int) -> None:
-        """Resize the current tab's page area; see :meth:`Tab.set_viewport`."""
-        await self.current_tab.set_viewport(width, height)
-
-    # -- network (the current tab's) ---------------------------------------
-
-    async def route(self, pattern: RoutePattern, handler: RouteHandler) -> None:
-        """Route the current tab's matching requests; see :meth:`Tab.route`."""
-        await self.current_tab.route(pattern, handler)
-
-    async def unroute(self, pattern: RoutePattern, handler: RouteHandler | None = None) -> int:
-        """Remove routes of the current tab; see :meth:`Tab.unroute`."""
-        return await self.current_tab.unroute(pattern, handler)
-
-    async def unroute_all(self) -> int:
-        """Remove every route of the current tab; see :meth:`Tab.unroute_all`."""
-        return await self.current_tab.unroute_all()
-
-    async def block(
-        self,
-        patterns: RoutePattern | Iterable[RoutePattern] | None = None,
-        *,
-        types: str | Iterable[str] | None = None,
-    ) -> None:
-        """Block requests of the current tab; see :meth:`Tab.block`."""
-        await self.current_tab.block(patterns, types=types)
-
-    async def unblock(self) -> int:
-        """Remove the current tab's blocks; see :meth:`Tab.unblock`."""
-        return await self.current_tab.unblock()
-
-    async def wait_for_response(
-        self,
-        pattern: RoutePattern | Callable[[RequestRecord], bool],
-        *,
-        timeout: float | None = None,
-    ) -> RequestRecord:
-        """Wait for a response of the current tab; see :meth:`Tab.wait_for_response`."""
-        return await self.current_tab.wait_for_response(pattern, timeout=timeout)
-
-
-async def _set_up_tab(tab: Tab) -> None:
-    # Routes first (Fetch, answered by the browser while the page waits), so
-    # a popup's first request is routed too.
-    await tab._net.prepare_page()
-    # Emulation, then resume the paused target, in one batch: nothing of the
-    # page runs before it is emulated. The resume is needed even when Chrome
-    # reports no wait: an auto-attached popup that shares its opener's
-    # renderer blocks the opener until then.
-    await context_of(tab.browser, tab._context_id)._emulation.set_up_tab(tab, resume=True)
-    await tab._init()
 
 
 def _close_tab(tab: Tab, reason: str) -> None:

@@ -1,4 +1,10 @@
-"""BrowserContext: an isolated set of tabs with its own cookies, storage and cache."""
+"""BrowserContext: an isolated set of tabs with its own cookies, storage and cache.
+
+A context reaches its browser through :class:`ContextOwner`, a protocol the
+:class:`~kobrowser.Browser` satisfies (this module sits below ``_browser``,
+which imports it). What users reach through :attr:`BrowserContext.browser`
+is typed by :class:`~kobrowser._tab._owner.BrowserView`.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Unpack
+from typing import TYPE_CHECKING, Any, Protocol, Unpack
 
 import anyio
 
@@ -27,24 +33,43 @@ from kobrowser._exceptions import (
     ProtocolError,
     TargetClosedError,
 )
-from kobrowser._tab._network import RouteTable, block_entries, route_entry
+from kobrowser._tab._network._routing import RouteTable, block_entries, route_entry
+from kobrowser._tab._owner import BrowserView
+from kobrowser._tab._tab import Tab
 from kobrowser._validate import check
 
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from kobrowser._browser._browser import Browser
-    from kobrowser._tab import Tab
     from kobrowser._tab._network import RouteHandler, RoutePattern
     from kobrowser._tab._pagestate import LoadState
+    from kobrowser.cdp import Connection
 
-__all__ = ["BrowserContext", "context_of"]
+__all__ = ["BrowserContext", "ContextOwner"]
 
 
-def context_of(browser: Browser, context_id: str | None) -> BrowserContext:
-    """The context of a target whose ``browserContextId`` is ``context_id``."""
-    context = browser._contexts.get(context_id) if context_id is not None else None
-    return context if context is not None else browser.default_context
+class ContextOwner(BrowserView[Tab], Protocol):
+    """The browser as its contexts use it: the public view and the hooks they call."""
+
+    _closed: bool
+    _connection: Connection | None
+    _contexts: dict[str, BrowserContext]
+
+    async def _new_tab(
+        self,
+        url: str,
+        context_id: str | None,
+        wait_until: LoadState,
+        timeout: float | None,
+        *,
+        current: bool = True,
+    ) -> Tab:
+        """Open a tab in a context (``current=False``: the current tab stays)."""
+        ...
+
+    def _forget(self, tab: Tab) -> None:
+        """A tab was closed: stop tracking it."""
+        ...
 
 
 class BrowserContext:
@@ -61,7 +86,9 @@ class BrowserContext:
         id: Chrome's browser context id (None: the default context).
     """
 
-    def __init__(self, browser: Browser, context_id: str | None, download_dir: Path | None) -> None:
+    def __init__(
+        self, browser: ContextOwner, context_id: str | None, download_dir: Path | None
+    ) -> None:
         self._browser = browser
         self.id = context_id
         self.download_dir = download_dir
@@ -80,8 +107,12 @@ class BrowserContext:
         return {} if self.id is None else {"browserContextId": self.id}
 
     @property
-    def browser(self) -> Browser:
-        """The browser this context lives in."""
+    def browser(self) -> BrowserView[Tab]:
+        """The browser this context lives in (a :class:`~kobrowser.Browser`).
+
+        Typed with what a context's user reaches through it: the verbs
+        (acting on the browser's current tab), its tabs and contexts.
+        """
         return self._browser
 
     @property
@@ -92,10 +123,9 @@ class BrowserContext:
     @property
     def tabs(self) -> list[Tab]:
         """The context's open tabs, oldest first (popups included)."""
-        browser = self._browser
-        if self.id is None:
-            return [tab for tab in browser.tabs if tab._context_id not in browser._contexts]
-        return [tab for tab in browser.tabs if tab._context_id == self.id]
+        if self.id is None:  # tabs of contexts this browser did not open count here too
+            return [tab for tab in self._browser.tabs if tab.context is None]
+        return [tab for tab in self._browser.tabs if tab.context is self]
 
     def _check_open(self) -> None:
         if self.closed:
@@ -358,7 +388,8 @@ class BrowserContext:
     async def route(self, pattern: RoutePattern, handler: RouteHandler) -> None:
         """Route the matching requests of every tab of this context, popups included.
 
-        As :meth:`kobrowser.Tab.route`; a tab's own routes come first.
+        As :meth:`kobrowser.Network.route` (``tab.network.route``); a tab's own routes
+        come first.
 
         Raises:
             InvalidArgumentError: a bad pattern or handler (nothing changed).
@@ -384,7 +415,7 @@ class BrowserContext:
         *,
         types: str | Iterable[str] | None = None,
     ) -> None:
-        """Block requests in every tab of the context; see :meth:`kobrowser.Tab.block`."""
+        """Block requests in every tab of the context; see :meth:`kobrowser.Network.block`."""
         self._routes.add(block_entries(patterns, types))
         await self._sync_routes()
 
@@ -393,6 +424,18 @@ class BrowserContext:
         removed = self._routes.clear(blocking_only=True)
         await self._sync_routes()
         return removed
+
+    # -- hooks of its tabs (see kobrowser._tab._owner.TabContext) -------------
+
+    def _frame_emulation(self) -> list[tuple[str, dict[str, Any]]]:
+        return self._emulation.frame_calls()
+
+    async def _set_tab_viewport(self, tab: Tab, width: int, height: int) -> None:
+        await self._emulation.set_tab_viewport(tab, width, height)
+
+    async def _scratch_tab(self, timeout: float) -> Tab:
+        """A blank tab of the context that does not become the current tab (storage state)."""
+        return await self._browser._new_tab("about:blank", self.id, "load", timeout, current=False)
 
     async def _sync_routes(self) -> None:
         for tab in self.tabs:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections import deque
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -20,8 +21,7 @@ from kobrowser._exceptions import DownloadError, WaitTimeoutError
 from kobrowser._validate import check
 
 if TYPE_CHECKING:
-    from kobrowser._browser._browser import Browser
-    from kobrowser._tab import Tab
+    from kobrowser._tab._tab import Tab
     from kobrowser.cdp import CDPSession
 
 __all__ = ["Download", "Downloads"]
@@ -100,10 +100,23 @@ class Download:
 
 
 class Downloads:
-    """The browser's downloads: follows the browser session's download events."""
+    """The browser's downloads: follows the browser session's download events.
 
-    def __init__(self, browser: Browser) -> None:
-        self._browser = browser
+    Args:
+        tab_of_frame: the tab a frame id belongs to, if any.
+        directory_of: where a download of a tab (None: unknown) is saved.
+        spawn: runs a coroutine function in the browser's task group.
+    """
+
+    def __init__(
+        self,
+        tab_of_frame: Callable[[str], Tab | None],
+        directory_of: Callable[[Tab | None], Path],
+        spawn: Callable[[Callable[[], Coroutine[Any, Any, None]]], None],
+    ) -> None:
+        self._tab_of_frame = tab_of_frame
+        self._directory_of = directory_of
+        self._spawn = spawn
         self.all: list[Download] = []
         self._unclaimed: deque[Download] = deque()
         self._by_guid: dict[str, Download] = {}
@@ -139,8 +152,8 @@ class Downloads:
 
     def _on_begin(self, raw: msgspec.Raw) -> None:
         begin = _WILL_BEGIN.decode(raw)
-        tab = self._browser._tab_of_frame(begin.frameId)
-        directory = self._browser._download_dir_of(tab)
+        tab = self._tab_of_frame(begin.frameId)
+        directory = self._directory_of(tab)
         download = Download(begin, directory, tab)
         self.all.append(download)
         self._unclaimed.append(download)
@@ -156,7 +169,7 @@ class Downloads:
         download.total_bytes = int(progress.totalBytes)
         if progress.state == "completed":
             del self._by_guid[progress.guid]
-            self._browser._spawn(lambda: _finish(download))
+            self._spawn(lambda: _finish(download))
         elif progress.state == "canceled":
             del self._by_guid[progress.guid]
             download.state = "canceled"

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 import anyio
@@ -33,12 +33,32 @@ from kobrowser._browser._cookies import cookie_params
 from kobrowser._exceptions import InvalidArgumentError, KoBrowserError
 
 if TYPE_CHECKING:
-    from kobrowser._browser import BrowserContext
-    from kobrowser._tab import Tab
     from kobrowser._tab._network import Route
+    from kobrowser._tab._tab import Tab
     from kobrowser.cdp import CDPSession
 
-__all__ = ["StorageState", "load_state", "parse_state", "read_state"]
+__all__ = ["StorageState", "StoredContext", "load_state", "parse_state", "read_state"]
+
+
+class StoredContext(Protocol):
+    """What saving and loading need of a context (a :class:`~kobrowser.BrowserContext`)."""
+
+    @property
+    def tabs(self) -> list[Tab]:
+        """The context's open tabs."""
+        ...
+
+    async def cookies(self, urls: str | Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """The context's cookies in Playwright's layout."""
+        ...
+
+    async def _set_cookie_params(self, params: list[dict[str, Any]]) -> None:
+        """Set CDP cookie params, all or none."""
+        ...
+
+    async def _scratch_tab(self, timeout: float) -> Tab:
+        """A new blank tab of the context that does not become the current tab."""
+        ...
 
 
 class StorageState(msgspec.Struct, frozen=True):
@@ -153,7 +173,7 @@ _WRITE_JS = "(items => { for (const [k, v] of items) localStorage.setItem(k, v);
 
 
 async def read_state(
-    context: BrowserContext, origins: Sequence[str], timeout: float
+    context: StoredContext, origins: Sequence[str], timeout: float
 ) -> dict[str, Any]:
     """The context's storage state in Playwright's layout.
 
@@ -196,7 +216,7 @@ async def read_state(
     }
 
 
-async def load_state(context: BrowserContext, state: StorageState, timeout: float) -> None:
+async def load_state(context: StoredContext, state: StorageState, timeout: float) -> None:
     """Apply a checked storage state to ``context`` (cookies, then localStorage)."""
     if state.cookies:
         await context._set_cookie_params(state.cookies)
@@ -216,7 +236,7 @@ _EMPTY_PAGE = b"<!doctype html><title></title>"
 
 
 async def _in_scratch_tab(
-    context: BrowserContext,
+    context: StoredContext,
     origins: Sequence[str],
     step: Callable[[Tab, str], Any],
     timeout: float,
@@ -226,8 +246,7 @@ async def _in_scratch_tab(
     Every request of the tab is answered locally with an empty page (CDP
     Fetch), so nothing reaches the network and no site script runs.
     """
-    browser = context.browser
-    tab = await browser._new_tab("about:blank", context.id, "load", timeout, current=False)
+    tab = await context._scratch_tab(timeout)
     try:
 
         async def empty_page(route: Route) -> None:
@@ -239,7 +258,7 @@ async def _in_scratch_tab(
             )
 
         # Through the tab's own routing, which owns the Fetch domain of its sessions.
-        await tab.route("**", empty_page)
+        await tab.network.route("**", empty_page)
         for origin in origins:
             await tab.open(origin + "/", wait_until="load", timeout=timeout)
             await step(tab, origin)

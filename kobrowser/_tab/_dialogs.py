@@ -1,9 +1,10 @@
 """JavaScript dialogs (alert, confirm, prompt, beforeunload) of a tab.
 
-Dialogs never block a tab: each one is recorded (``Tab.dialogs``) and,
-unless a handler set with ``Tab.on_dialog`` decides otherwise, accepted at
-once (a prompt with empty text). Handling runs in the
-browser's task group, never on the connection's reader.
+:class:`Dialogs` is ``tab.dialogs``. Dialogs never block a tab: each one is
+recorded (:attr:`Dialogs.opened`) and, unless a handler set with
+:meth:`Dialogs.handle` decides otherwise, accepted at once (a prompt with
+empty text). Handling runs in the browser's task group, never on the
+connection's reader.
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 import msgspec
 
+from kobrowser._deadline import Deadline
 from kobrowser._exceptions import KoBrowserError, ProtocolError
 from kobrowser._validate import check
 
 if TYPE_CHECKING:
-    from kobrowser._deadline import Deadline
     from kobrowser.cdp import CDPSession
 
 __all__ = ["Dialog", "DialogHandler", "Dialogs"]
@@ -97,10 +98,15 @@ class Dialog:
 
 
 class Dialogs:
-    """Records and answers one tab's dialogs (auto-accept by default).
+    """A tab's JavaScript dialogs: ``tab.dialogs`` (auto-accepted by default).
+
+    Every ``alert``, ``confirm``, ``prompt`` and ``beforeunload`` the page
+    opens is recorded in :attr:`opened` and answered at once, so a dialog
+    never blocks the tab: by the handler given to :meth:`handle`, else
+    accepted (a prompt with empty text).
 
     Args:
-        page: the tab's page session.
+        page: the tab's page session (its dialog events are followed from here on).
         spawn: runs a coroutine function in the browser's task group.
         timeout: the default timeout in seconds (read at each use).
     """
@@ -115,20 +121,43 @@ class Dialogs:
         self._spawn = spawn
         self._timeout = timeout
         self._dialogs: list[Dialog] = []
-        self.handler: DialogHandler | None = None
+        self._handler: DialogHandler | None = None
         self._opened = anyio.Event()
+        page.add_listener("Page.javascriptDialogOpening", self._on_opening)
 
-    def listen(self) -> None:
-        """Follow ``Page.javascriptDialogOpening`` (call before enabling Page)."""
-        self._page.add_listener("Page.javascriptDialogOpening", self._on_opening)
+    def __repr__(self) -> str:
+        return f"<Dialogs {len(self._dialogs)} opened>"
 
     @property
-    def all(self) -> list[Dialog]:
-        """Every dialog the tab opened, oldest first (a copy)."""
+    def opened(self) -> list[Dialog]:
+        """Every dialog the tab opened, oldest first, handled or not (a copy)."""
         return list(self._dialogs)
 
-    async def next(self, deadline: Deadline) -> Dialog:
-        """See ``Tab.wait_for_dialog``."""
+    def handle(self, handler: DialogHandler | None) -> None:
+        """Decide how the tab's dialogs are answered.
+
+        ``handler(dialog)`` (a function or coroutine function) runs in the
+        browser's task group for each new dialog and may call
+        ``await dialog.accept(text)`` or ``await dialog.dismiss()``. A dialog
+        it leaves open (or when it raises, or takes longer than the browser's
+        timeout) is accepted. ``None`` restores the default: accept all.
+
+        Raises:
+            InvalidArgumentError: ``handler`` is neither callable nor None.
+        """
+        check(handler=handler)
+        self._handler = handler
+
+    async def wait(self, *, timeout: float | None = None) -> Dialog:
+        """Wait for the next dialog the tab opens (after this call); return it once handled.
+
+        Raises:
+            InvalidArgumentError: ``timeout`` is not a number of seconds >= 0.
+            WaitTimeoutError: no dialog within ``timeout`` (default: the browser's).
+
+        Cancelling the caller stops waiting; the dialog is handled all the same.
+        """
+        deadline = Deadline.of(timeout, self._timeout())
         seen = len(self._dialogs)
         with deadline.scope():
             while len(self._dialogs) <= seen or not self._dialogs[seen].handled:
@@ -139,7 +168,7 @@ class Dialogs:
     def _on_opening(self, raw: msgspec.Raw) -> None:
         dialog = Dialog(self._page, _OPENING.decode(raw))
         self._dialogs.append(dialog)
-        handler = self.handler
+        handler = self._handler
         limit = self._timeout()
 
         async def answer() -> None:

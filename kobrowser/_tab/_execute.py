@@ -8,9 +8,10 @@ agent loop or a batch can report it and go on. Cancellation propagates.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kobrowser._exceptions import KoBrowserError
+from kobrowser._tab._verbs import TabVerbs
 from kobrowser._validate import fail
 from kobrowser.actions._outcome import Outcome, normalize_url
 from kobrowser.actions._types import (
@@ -38,9 +39,18 @@ from kobrowser.actions._types import (
 
 if TYPE_CHECKING:
     from kobrowser._tab._pagestate import Response
-    from kobrowser._tab._tab import Tab
 
-__all__ = ["execute"]
+__all__ = ["ActionTarget", "execute"]
+
+
+class ActionTarget(TabVerbs, Protocol):
+    """What an action runs on: a tab's verbs and its URL (a :class:`~kobrowser.Tab`)."""
+
+    @property
+    def url(self) -> str:
+        """The URL of the top document."""
+        ...
+
 
 #: Makes tab N (1-based) of the browser the current one; says what it did.
 SwitchTabFunc = Callable[[int], Awaitable[str]]
@@ -50,7 +60,7 @@ _FAILURES = (KoBrowserError, ValueError, TimeoutError)
 
 
 async def execute(
-    current: Callable[[], Tab],
+    current: Callable[[], ActionTarget],
     action: Action,
     *,
     timeout: float | None = None,
@@ -98,7 +108,7 @@ def _response_text(response: Response | None) -> str:
 
 
 async def _run(
-    current: Callable[[], Tab],
+    current: Callable[[], ActionTarget],
     action: Action,
     timeout: float | None,
     switch_tab: SwitchTabFunc | None,

@@ -5,7 +5,6 @@ are owned by the tab and never reach into each other:
 
 * :class:`~._pagestate.PageState`: URL, load states, network, from events;
 * :class:`~._frames.FrameRegistry`: the out-of-process frames' sessions;
-* :class:`~._dialogs.Dialogs`: the page's JavaScript dialogs;
 * :class:`~kobrowser._tab._network.TabNetwork`: routes, the request log, console
   messages and page errors over the page and its frames' sessions;
 * :class:`~._snapshotter.Snapshotter`: snapshots, the latest one and the
@@ -14,54 +13,63 @@ are owned by the tab and never reach into each other:
   navigation over the page state;
 * :class:`~._acting.ActionContext` (page session, :class:`~._input.Mouse`,
   snapshots): what the action functions of ``_pointer``, ``_forms`` and
-  ``_readers`` take.
+  ``_readers`` take;
+* ``_startup``: the one batch that enables the tab's domains.
+
+The tab's methods are the verbs an agent uses on a page
+(:class:`~._verbs.TabVerbs`) and the tab's own state. Families with state of
+their own are objects on the tab, each with its whole API:
+:attr:`Tab.network` (:class:`~kobrowser.Network`), :attr:`Tab.console`
+(:class:`~kobrowser.Console`) and :attr:`Tab.dialogs`
+(:class:`~kobrowser.Dialogs`).
+
+**What is above the tab.** This layer never imports the browser layer, not
+even for types. The browser makes each tab and hands it its owner and its
+context, typed by the protocols of ``_owner``: :class:`~._owner.TabOwner`
+and :class:`~._owner.TabContext` (what the tab calls: the task group, the
+live settings, the context's routes and emulation), which extend
+:class:`~._owner.BrowserView` and :class:`~._owner.ContextView`, what users
+reach through :attr:`Tab.browser` and :attr:`Tab.context` (the agent's verbs,
+tabs, contexts, cookies, routes). At run time these are the real
+:class:`~kobrowser.Browser` and :class:`~kobrowser.BrowserContext`; mypy
+checks that they satisfy the protocols where the browser makes a tab.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
-import msgspec
 
 from kobrowser import _validate
 from kobrowser._deadline import Deadline
-from kobrowser._exceptions import (
-    InvalidArgumentError,
-    KoBrowserError,
-    ProtocolError,
-    TargetClosedError,
-)
+from kobrowser._exceptions import InvalidArgumentError, ProtocolError, TargetClosedError
 from kobrowser._tab import _forms, _pointer, _readers
 from kobrowser._tab._acting import ActionContext
 from kobrowser._tab._axmirror import TabMirror
 from kobrowser._tab._capture import _screenshot as _capture
-from kobrowser._tab._dialogs import Dialog, DialogHandler, Dialogs
+from kobrowser._tab._dialogs import Dialogs
 from kobrowser._tab._execute import execute
-from kobrowser._tab._frames import AUTO_ATTACH, FrameRegistry
+from kobrowser._tab._frames import FrameRegistry
 from kobrowser._tab._input import Mouse
 from kobrowser._tab._navigation import Navigator
-from kobrowser._tab._network import RouteTable, TabNetwork, block_entries, route_entry
+from kobrowser._tab._network._console import Console
+from kobrowser._tab._network._network import Network
+from kobrowser._tab._network._routing import TabNetwork
 from kobrowser._tab._origins import track_origins
 from kobrowser._tab._pagestate import LoadState, PageState, Response
 from kobrowser._tab._runtime import runtime_value
 from kobrowser._tab._snapshotter import Snapshotter
+from kobrowser._tab._startup import start_tab
 from kobrowser._tab._waits import SelectorState, URLPattern, Waiter
 from kobrowser.actions import Action, Outcome, to_action
 from kobrowser.snapshot._find import find_nodes
 
 if TYPE_CHECKING:
-    from kobrowser._browser import Browser, BrowserContext
-    from kobrowser._tab._network import (
-        ConsoleMessage,
-        PageError,
-        RequestRecord,
-        RouteHandler,
-        RoutePattern,
-    )
+    from kobrowser._tab._owner import BrowserView, ContextView, TabContext, TabOwner
     from kobrowser._tab._snapshot import Element, Snapshot
     from kobrowser.cdp import CDPSession
 
@@ -73,35 +81,50 @@ class Tab:
 
     Each tab has its own snapshot, id map, frame registry and event streams;
     tabs never share state, so ``asyncio.gather`` over many tabs is safe.
+    Tabs are made by the browser (:meth:`Browser.new_tab
+    <kobrowser.Browser.new_tab>`, popups), never by hand.
 
     Attributes:
         cdp: the tab's raw :class:`~kobrowser.cdp.CDPSession` (send + subscribe).
         target_id: Chrome's id of the page target.
     """
 
-    def __init__(self, browser: Browser, session: CDPSession, target_id: str) -> None:
-        self._browser = browser
+    def __init__(
+        self,
+        owner: TabOwner[Tab],
+        context: TabContext[Tab],
+        session: CDPSession,
+        target_id: str,
+        *,
+        opener_id: str | None = None,
+    ) -> None:
+        self._owner = owner
+        self._context = context
         self.cdp = session
         self.target_id = target_id
+        self._opener_id = opener_id
         self._closed = False
-        # Set by the browser: the tab's context and opener (its set-up is the
-        # browser's TargetTracker's to follow).
-        self._context_id: str | None = None
-        self._opener_id: str | None = None
         # Every listener is attached here, before any call is sent.
         self._page = PageState(target_id, self._on_frame_attached)
         self._page.watch_page(session)
-        self._frames = FrameRegistry(session, browser._spawn)
+        track_origins(session, context.note_origin)
+        self._frames = FrameRegistry(session, owner._spawn)
         self._frames.watch()
-        self._net = TabNetwork(session, browser._spawn, lambda: self.timeout, self._context_routes)
+        self._net = TabNetwork(
+            session, owner._spawn, lambda: owner.timeout, lambda: context._routes
+        )
+        opener = self.opener
+        if opener is not None:  # a popup starts with its opener's routes
+            self._net.routes.add(opener._net.routes.entries)
         self._frames.add_setup(self._net.frame_setup)
-        self._frames.add_setup(self._frame_emulation)
-        self._dialogs = Dialogs(session, browser._spawn, lambda: self.timeout)
-        self._dialogs.listen()
+        self._frames.add_setup(lambda session: list(context._frame_emulation()))
+        self._network = Network(self._net, lambda: owner.timeout)
+        self._console = Console(self._net.console)
+        self._dialogs = Dialogs(session, owner._spawn, lambda: owner.timeout)
         self._snapshotter = Snapshotter(
             session,
             self._frames,
-            TabMirror(session, lambda: browser.ax_mirror, browser._spawn),
+            TabMirror(session, lambda: owner.ax_mirror, owner._spawn),
         )
         self._waits = Waiter(session, self._page)
         self._navigator = Navigator(session, self._page, self._waits)
@@ -109,62 +132,13 @@ class Tab:
         self._act = ActionContext(session, self._mouse, self._snapshotter)
 
     async def _init(self) -> None:
-        """Enable what the tab needs, once each, in one batch; then seed the page state.
-
-        Page first: lifecycle events are only reported with it enabled, and
-        enabling them reports the current document's states so far.
-        """
-        cdp = self.cdp
-        results = await cdp.connection.call_many(
-            [
-                (cdp, "Page.enable", None, None),
-                (cdp, "Network.enable", None, None),
-                (cdp, "Page.setLifecycleEventsEnabled", {"enabled": True}, None),
-                (cdp, "Target.setAutoAttach", AUTO_ATTACH, None),
-                (cdp, "Runtime.enable", None, None),  # console and errors (replays earlier ones)
-                # Decoded on arrival, with the documents known then (see seed).
-                (cdp, "Page.getFrameTree", None, self._frame_tree_now),
-            ],
-            timeout=self.timeout,
-        )
-        for result in results:
-            if isinstance(result, KoBrowserError):
-                raise result
-        self._frames.start()
-        tree, documents = results[-1]
-        self._page.seed(tree.get("frameTree", {}).get("frame", {}), documents)
-        await self._seed_ready_state()
-
-    def _frame_tree_now(self, raw: bytes) -> tuple[dict[str, Any], tuple[str, ...]]:
-        return msgspec.json.decode(raw), self._page.documents()
-
-    async def _seed_ready_state(self) -> None:
-        """A tab set up late (a popup) may have missed its document's events."""
-        page = self._page
-        loader = page.loader_id
-        if not loader or page.reached(loader, "load"):
-            return
-        with contextlib.suppress(KoBrowserError):
-            state = await self.evaluate("document.readyState", timeout=self.timeout)
-            if page.loader_id == loader and state in ("interactive", "complete"):
-                page.mark(loader, "load" if state == "complete" else "domcontentloaded")
-
-    def _frame_emulation(self, session: CDPSession) -> list[tuple[str, dict[str, Any] | None]]:
-        from kobrowser._browser._context import context_of
-
-        return list(context_of(self._browser, self._context_id)._emulation.frame_calls())
-
-    def _context_routes(self) -> RouteTable:
-        from kobrowser._browser._context import context_of
-
-        return context_of(self._browser, self._context_id)._routes
+        """Enable the tab's domains and seed its page state (see ``_startup``)."""
+        await start_tab(self.cdp, self._page, self._frames, self.timeout)
 
     def _on_frame_attached(self, session: CDPSession) -> None:
-        context = self.context or self._browser.default_context
-        track_origins(session, context.note_origin)
-
         # Network and the context's emulation are enabled by the frame's
-        # set-up, before the frame runs (see _frame_emulation, TabNetwork).
+        # set-up, before the frame runs (see FrameRegistry.add_setup above).
+        track_origins(session, self._context.note_origin)
 
     def _limit(self, timeout: float | None) -> float:
         """Seconds for each CDP call (``timeout``, or the browser's)."""
@@ -180,9 +154,27 @@ class Tab:
         return f"<Tab {self.target_id}{' closed' if self.closed else ''}>"
 
     @property
-    def browser(self) -> Browser:
-        """The browser this tab belongs to."""
-        return self._browser
+    def browser(self) -> BrowserView[Tab]:
+        """The browser this tab belongs to (a :class:`~kobrowser.Browser`).
+
+        Typed with what a tab's user reaches through it: the verbs (acting
+        on the browser's current tab), its tabs and contexts (see ``_owner``).
+        """
+        return self._owner
+
+    @property
+    def context(self) -> ContextView[Tab] | None:
+        """The isolated context this tab lives in (None: the browser's default one).
+
+        A :class:`~kobrowser.BrowserContext`, typed with what a tab's user
+        reaches through it (its tabs, cookies, storage, routes).
+        """
+        return None if self._context.id is None else self._context
+
+    @property
+    def opener(self) -> Tab | None:
+        """The tab that opened this one (popups, ``target=_blank``), if still open."""
+        return self._owner._tab_of_target(self._opener_id) if self._opener_id else None
 
     @property
     def closed(self) -> bool:
@@ -192,7 +184,7 @@ class Tab:
     @property
     def timeout(self) -> float:
         """Default deadline in seconds (the browser's)."""
-        return self._browser.timeout
+        return self._owner.timeout
 
     @property
     def url(self) -> str:
@@ -200,16 +192,19 @@ class Tab:
         return self._page.url
 
     @property
-    def context(self) -> BrowserContext | None:
-        """The isolated context this tab lives in (None: the browser's default one)."""
-        if self._context_id is None:
-            return None
-        return self._browser._contexts.get(self._context_id)
+    def network(self) -> Network:
+        """The tab's routes, blocks and request log (see :class:`~kobrowser.Network`)."""
+        return self._network
 
     @property
-    def opener(self) -> Tab | None:
-        """The tab that opened this one (popups, ``target=_blank``), if still open."""
-        return self._browser._targets.get(self._opener_id) if self._opener_id else None
+    def console(self) -> Console:
+        """The console messages and page errors of the tab (see :class:`~kobrowser.Console`)."""
+        return self._console
+
+    @property
+    def dialogs(self) -> Dialogs:
+        """The tab's JavaScript dialogs and how they are answered (:class:`~kobrowser.Dialogs`)."""
+        return self._dialogs
 
     async def title(self) -> str:
         """The document title."""
@@ -221,7 +216,7 @@ class Tab:
         if self._closed:
             return
         self._closed = True
-        self._browser._forget(self)
+        self._owner._forget(self)
         if self._snapshotter.mirror is not None:
             self._snapshotter.mirror.close()
         connection = self.cdp.connection
@@ -243,8 +238,7 @@ class Tab:
         Raises:
             InvalidArgumentError: not whole numbers > 0.
         """
-        context = self.context or self._browser.default_context
-        await context._emulation.set_tab_viewport(self, width, height)
+        await self._context._set_tab_viewport(self, width, height)
 
     # -- snapshots and scripts -------------------------------------------
 
@@ -310,7 +304,7 @@ class Tab:
             selector=selector,
             clickable=clickable,
             text_limit=text_limit,
-            limit=self._browser.snapshot_limit,
+            limit=self._owner.snapshot_limit,
             timeout=self._limit(timeout),
             fresh=fresh,
         )
@@ -582,33 +576,6 @@ class Tab:
         """Sleep ``ms`` milliseconds (prefer the waits above: they react to the page)."""
         _validate.check(ms=ms)
         await anyio.sleep(ms / 1000)
-
-    # -- dialogs ---------------------------------------------------------
-
-    @property
-    def dialogs(self) -> list[Dialog]:
-        """Every dialog this tab opened, oldest first."""
-        return self._dialogs.all
-
-    def on_dialog(self, handler: DialogHandler | None) -> None:
-        """Decide how the tab's dialogs are answered.
-
-        ``handler(dialog)`` (a function or coroutine function) runs in the
-        browser's task group for each new dialog and may call
-        ``await dialog.accept(text)`` or ``await dialog.dismiss()``. A dialog it
-        leaves open (or when it raises, or takes longer than the browser's
-        timeout) is accepted. ``None`` restores the default: accept all.
-        """
-        _validate.check(handler=handler)
-        self._dialogs.handler = handler
-
-    async def wait_for_dialog(self, *, timeout: float | None = None) -> Dialog:
-        """Wait for the next dialog this tab opens and return it once handled.
-
-        Raises:
-            WaitTimeoutError: no dialog within ``timeout`` (default: the browser's).
-        """
-        return await self._dialogs.next(self._deadline(timeout))
 
     # -- pointer actions -------------------------------------------------
 
@@ -913,7 +880,6 @@ class Tab:
 
         Cancelling the caller abandons the print.
         """
-        process = getattr(self._browser, "_process", None)
         return await _capture.pdf(
             self,
             path,
@@ -921,154 +887,6 @@ class Tab:
             print_background=print_background,
             scale=scale,
             paper=paper,
-            headless=getattr(process, "headless", None),
+            headless=self._owner._headless,
             timeout=timeout,
         )
-
-    # -- network routing ---------------------------------------------------
-
-    async def route(self, pattern: RoutePattern, handler: RouteHandler) -> None:
-        """Hand the requests matching ``pattern`` to ``handler``, in every frame.
-
-        Applies to the page, its out-of-process iframes and, from their
-        start, popups it opens later. Only the requests the pattern may match
-        are paused (a glob or a regex with literal text is turned into
-        Chrome's own pattern); a predicate pauses every request to check it.
-        When several routes match, the newest wins; the tab's routes before
-        its context's.
-
-        Args:
-            pattern: a URL glob (``"**/api/*"``: ``**`` any characters, ``*``
-                any but ``/``, ``{a,b}`` alternatives; the whole URL must
-                match), a compiled regex (``search``) or a predicate taking a
-                :class:`~kobrowser.Request`.
-            handler: called with a :class:`~kobrowser.Route` (sync or async)
-                that must settle it: ``continue_``, ``fulfill`` or ``abort``.
-                One that raises, or does not settle within the tab's deadline,
-                fails that request only (logged).
-
-        Raises:
-            InvalidArgumentError: a bad pattern or handler (nothing changed).
-
-        Returns once Chrome pauses the new route's requests.
-        """
-        entry = route_entry(pattern, handler)
-        self._net.routes.add([entry])
-        await self._net.sync()
-
-    async def unroute(self, pattern: RoutePattern, handler: RouteHandler | None = None) -> int:
-        """Remove the routes registered with ``pattern`` (and ``handler``, if given).
-
-        Returns:
-            How many routes were removed.
-        """
-        removed = self._net.routes.remove(pattern, handler)
-        await self._net.sync()
-        return removed
-
-    async def unroute_all(self) -> int:
-        """Remove every route and block of this tab; returns how many."""
-        removed = self._net.routes.clear()
-        await self._net.sync()
-        return removed
-
-    async def block(
-        self,
-        patterns: RoutePattern | Iterable[RoutePattern] | None = None,
-        *,
-        types: str | Iterable[str] | None = None,
-    ) -> None:
-        """Fail the requests matching any of ``patterns`` or of resource ``types``.
-
-        Blocked requests fail with ``net::ERR_BLOCKED_BY_CLIENT``; only they
-        are paused. For example ``await tab.block(types=["image", "font", "media"])``.
-
-        Args:
-            patterns: URL patterns as for :meth:`route`.
-            types: resource types: ``document``, ``stylesheet``, ``image``,
-                ``media``, ``font``, ``script``, ``texttrack``, ``xhr``,
-                ``fetch``, ``prefetch``, ``eventsource``, ``websocket``,
-                ``manifest``, ``signedexchange``, ``ping``,
-                ``cspviolationreport``, ``preflight``, ``other`` (or one
-                comma-separated string). Chrome pauses ``fetch()`` requests
-                as XHRs, so ``xhr`` and ``fetch`` each block both.
-
-        Raises:
-            InvalidArgumentError: an unknown type, a bad pattern, or nothing
-                to block (nothing changed).
-        """
-        self._net.routes.add(block_entries(patterns, types))
-        await self._net.sync()
-
-    async def unblock(self) -> int:
-        """Remove every block of :meth:`block`; returns how many."""
-        removed = self._net.routes.clear(blocking_only=True)
-        await self._net.sync()
-        return removed
-
-    # -- request log -------------------------------------------------------
-
-    @property
-    def requests(self) -> list[RequestRecord]:
-        """The tab's recent requests, oldest first, across all its frames.
-
-        Bounded (the oldest of more than 1000 are dropped); each record is
-        a snapshot taken when read.
-        """
-        return self._net.log.records()
-
-    def clear_requests(self) -> None:
-        """Empty the request log."""
-        self._net.log.clear()
-
-    async def wait_for_response(
-        self,
-        pattern: RoutePattern | Callable[[RequestRecord], bool],
-        *,
-        timeout: float | None = None,
-    ) -> RequestRecord:
-        """Wait for the next response (after this call) whose URL matches ``pattern``.
-
-        Args:
-            pattern: a URL glob, a compiled regex, or a predicate taking a
-                :class:`~kobrowser.RequestRecord` (it runs in this task).
-            timeout: seconds (default: the browser's).
-
-        Returns:
-            The request's record, with its ``status``.
-
-        Raises:
-            InvalidArgumentError: a bad pattern or timeout.
-            WaitTimeoutError: no such response in time.
-            TargetClosedError: the tab closed meanwhile.
-
-        Cancelling the caller stops waiting.
-        """
-        return await self._net.log.wait_for_response(
-            pattern, self.timeout if timeout is None else timeout
-        )
-
-    # -- console and errors ------------------------------------------------
-
-    def console_messages(self) -> list[ConsoleMessage]:
-        """The console messages of the page and all its frames, oldest first (bounded)."""
-        return list(self._net.console.messages)
-
-    def page_errors(self) -> list[PageError]:
-        """The uncaught exceptions of the page and all its frames, oldest first (bounded)."""
-        return list(self._net.console.errors)
-
-    def clear_console(self) -> None:
-        """Forget the console messages and page errors seen so far."""
-        self._net.console.clear()
-
-    def on_console(self, callback: Callable[[ConsoleMessage], Any]) -> Callable[[], None]:
-        """Call ``callback(message)`` (sync or async) for each new console message.
-
-        Callbacks run in order in one task of the browser, never on the
-        connection's reader; one that raises is logged and stays registered.
-
-        Returns:
-            A function that removes the callback.
-        """
-        return self._net.console.on_console(callback)

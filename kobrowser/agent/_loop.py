@@ -282,7 +282,7 @@ class Agent:
         from kobrowser._browser import Browser
 
         target = self.target
-        return target.current_tab if isinstance(target, Browser) else target
+        return target.tab if isinstance(target, Browser) else target
 
     async def _observe(self) -> Snapshot:
         tab = self._tab()
@@ -296,7 +296,7 @@ class Agent:
         if not isinstance(self.target, Browser):
             return [], 0
         tabs = self.target.tabs
-        current = self.target.current_tab
+        current = self.target.tab
         return [tab.url for tab in tabs], tabs.index(current) + 1 if current in tabs else 0
 
     async def _step(self, number: int, goal: str, history: list[Step]) -> Step:

@@ -54,12 +54,12 @@ class ToolRunner:
         # Tabs and dialogs the model has been told about (or that were there
         # before the server): the others are noted in the next reply.
         self._tabs_seen = {tab.target_id for tab in browser.tabs}
-        self._dialogs_seen = {tab.target_id: len(tab.dialogs) for tab in browser.tabs}
+        self._dialogs_seen = {tab.target_id: len(tab.dialogs.opened) for tab in browser.tabs}
 
     def tab(self) -> Tab:
         if not self._browser.tabs:
             raise RefusedError("no tab is open: call open with a URL first")
-        return self._browser.current_tab
+        return self._browser.tab
 
     def _notes(self) -> list[str]:
         """Tabs the page opened and dialogs it showed that no reply has told of yet.
@@ -69,13 +69,13 @@ class ToolRunner:
         """
         notes = []
         tabs = self._browser.tabs
-        current = self._browser.current_tab if tabs else None
+        current = self._browser.tab if tabs else None
         for index, tab in enumerate(tabs, 1):
             if tab.target_id not in self._tabs_seen:
                 self._tabs_seen.add(tab.target_id)
                 if tab is not current:
                     notes.append(f"The page opened tab {index}: {tab.url} (tabs switch to use it)")
-            dialogs = tab.dialogs
+            dialogs = tab.dialogs.opened
             seen = self._dialogs_seen.get(tab.target_id, 0)
             self._dialogs_seen[tab.target_id] = len(dialogs)
             where = "The page" if tab is current else f"Tab {index}"
@@ -90,7 +90,7 @@ class ToolRunner:
         """The current tab after a request: a fresh snapshot in the server's mode."""
         if not self._browser.tabs:
             return "No tab is open."
-        tab = self._browser.current_tab
+        tab = self._browser.tab
         if self._mode == "none":
             return f"URL: {tab.url}"
         snap = await tab.snapshot(interactive=self._mode == "interactive")

@@ -64,7 +64,7 @@ class BrowserTools:
         async def body() -> str:
             target = normalize_url(url)
             tab = (
-                self._browser.current_tab
+                self._browser.tab
                 if self._browser.tabs
                 else await self._browser.new_tab("about:blank")
             )
@@ -314,8 +314,8 @@ class BrowserTools:
             await tab.close()
             if not browser.tabs:
                 return f"Closed tab {number}."
-            await browser.switch_to(browser.current_tab)
-            current = browser.tabs.index(browser.current_tab) + 1
+            await browser.switch_to(browser.tab)
+            current = browser.tabs.index(browser.tab) + 1
             return f"Closed tab {number}; tab {current} is current."
 
         return await self._run(body, page=True)
@@ -332,7 +332,7 @@ class BrowserTools:
         tabs = self._browser.tabs
         if not tabs:
             return "No tab is open."
-        current = self._browser.current_tab
+        current = self._browser.tab
         lines = []
         for index, tab in enumerate(tabs, 1):
             title = ""

@@ -136,7 +136,7 @@ async def test_browser_target_follows_the_current_tab(browser: Browser, server: 
     try:
         index = browser.tabs.index(first) + 1
         switched = await run(browser, f"tab {index}")
-        assert switched.ok and browser.current_tab is first
+        assert switched.ok and browser.tab is first
         snap = (await browser.snapshot()).text
         go = find_id(snap, 'button "Go"')
         assert (await run(browser, f"click {go}")).ok

@@ -256,10 +256,10 @@ async def test_a_browser_agent_follows_tab_switches(browser: Browser, server: Pa
                 return f"tab {number.group(1)}\nclick 1"
             return f'click {add_id(messages)}\ndone "clicked"'
 
-        assert browser.current_tab is second
+        assert browser.tab is second
         result = await Agent(browser, ScriptedModel(policy)).run("Press Add in the counter tab")
         assert result.done, "\n".join(map(str, result.steps))
-        assert browser.current_tab is first
+        assert browser.tab is first
         assert "the current tab changed" in result.steps[0].outcomes[1].message
         assert await first.evaluate("window.n") == 1
     finally:

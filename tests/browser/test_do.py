@@ -109,11 +109,11 @@ async def test_browser_do_acts_on_the_current_tab_and_switches_tabs(
     first = await browser.new_tab(server.set_page("/do.html", FORM))
     second = await browser.new_tab(server.set_page("/do-next.html", NEXT))
     try:
-        assert browser.current_tab is second
+        assert browser.tab is second
         index = browser.tabs.index(first) + 1
         switched = await browser.do(f"tab {index}")
         assert switched.ok and switched.message == f"switched to tab {index}"
-        assert browser.current_tab is first
+        assert browser.tab is first
         snap = (await browser.snapshot()).text
         go = find_id(snap, 'button "Go"')
         assert (await browser.do(A.Click(id=go))).ok

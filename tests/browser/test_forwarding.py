@@ -1,10 +1,12 @@
-"""Browser's tab methods are Tab's, written out: same names, same signatures.
+"""Browser's verbs are Tab's, written out: same names, same signatures.
 
-Every public member of :class:`Tab` is either in ``FORWARDED`` (Browser has
-a method of that name, defined on Browser itself, with the identical
-signature, that calls the current tab's method with every argument) or in
-``NOT_FORWARDED`` with the reason. A new public Tab method fails these tests
-until it is put in one of the two lists below.
+The rule (Browser's docstring): Browser keeps the verbs an agent uses on the
+current tab, listed in ``VERBS``, written out with :class:`Tab`'s exact
+signatures, and ``TabVerbs`` (the protocol ``tab.browser`` is typed with)
+lists exactly them with the same signatures. Every other public member of
+:class:`Tab` is in ``NOT_FORWARDED`` with the reason, and Browser has no
+member of that name. A new public Tab member fails these tests until it is
+put in one of the two lists below.
 """
 
 from __future__ import annotations
@@ -19,14 +21,16 @@ from typing import Any
 import pytest
 
 from kobrowser import Browser, Tab
+from kobrowser._tab._verbs import TabVerbs
 
-FORWARDED = frozenset(
+VERBS = frozenset(
     {
         # snapshot and scripts
         "snapshot",
         "find",
         "evaluate",
         "title",
+        "do",
         # navigation and waits
         "open",
         "reload",
@@ -62,53 +66,40 @@ FORWARDED = frozenset(
         "is_enabled",
         "is_checked",
         "box",
-        # seeing the page
+        # pictures
         "screenshot",
         "pdf",
-        # emulation
-        "set_viewport",
-        # network
-        "route",
-        "unroute",
-        "unroute_all",
-        "block",
-        "unblock",
-        "wait_for_response",
     }
 )
+
+#: Verbs Browser writes out but does not forward: Browser.do runs ``tab N`` too.
+OWN_VERBS = frozenset({"do"})
 
 NOT_FORWARDED = {
     "browser": "the tab's browser: on a Browser that is the Browser itself",
     "close": "closing the current tab by a Browser method would read as closing the browser;"
-    " Browser.aclose() closes the browser, browser.current_tab.close() the tab",
-    "closed": "tab state; the Browser has no single closed tab (see browser.current_tab.closed)",
-    "context": "tab state: which context a tab lives in (see browser.current_tab.context)",
-    "opener": "tab state: which tab opened this one (see browser.current_tab.opener)",
+    " Browser.aclose() closes the browser, browser.tab.close() the tab",
+    "closed": "tab state; the Browser has no single closed tab (see browser.tab.closed)",
+    "context": "tab state: which context a tab lives in (see browser.tab.context)",
+    "opener": "tab state: which tab opened this one (see browser.tab.opener)",
     "url": "tab state, a property: a Browser-level URL would hide which tab it reads"
-    " (see browser.current_tab.url)",
+    " (see browser.tab.url)",
     "timeout": "Browser has its own `timeout` attribute, the default every tab uses",
     "last_snapshot": "tab state: each tab keeps its own latest snapshot and id map",
-    "dialogs": "tab state: each tab's own dialogs",
-    "on_dialog": "a handler belongs to one tab; installing it on whichever tab is current"
-    " would silently move with switch_to",
-    "wait_for_dialog": "waits on one tab's dialogs (see on_dialog)",
-    "requests": "tab state, a property: each tab keeps its own request log"
-    " (see browser.current_tab.requests)",
-    "clear_requests": "tab state: empties one tab's request log (see requests)",
-    "console_messages": "tab state: each tab keeps its own console log"
-    " (see browser.current_tab.console_messages())",
-    "page_errors": "tab state: each tab keeps its own page errors (see console_messages)",
-    "clear_console": "tab state: empties one tab's console log (see console_messages)",
-    "on_console": "a callback belongs to one tab; installing it on whichever tab is current"
-    " would silently move with switch_to (as on_dialog)",
-    "do": "Browser.do is its own method (same signature, checked below): `tab N` switches"
-    " the Browser's current tab, which Tab.do cannot (tests/browser/test_do.py)",
+    "set_viewport": "tab state: one tab's own viewport over its context's"
+    " (see browser.tab.set_viewport; a context's is BrowserContext.emulate)",
+    "network": "a family with its own state: each tab's routes and request log"
+    " (browser.tab.network); a route installed on whichever tab is current would"
+    " silently move with switch_to",
+    "console": "a family with its own state: each tab's console log and callbacks"
+    " (browser.tab.console)",
+    "dialogs": "a family with its own state: each tab's dialogs and handler (browser.tab.dialogs)",
 }
 
 HOW_TO_FIX = (
     "Every public Tab member must be listed in tests/browser/test_forwarding.py: "
-    "add it to FORWARDED and write the same method out on Browser "
-    "(kobrowser/_browser/_browser.py: same signature, calling self.current_tab.<name> "
+    "add a verb to VERBS, to kobrowser._tab._verbs.TabVerbs and write it out on Browser "
+    "(kobrowser/_browser/_browser.py: same signature, calling self.tab.<name> "
     "with every argument, no **kwargs), or add it to NOT_FORWARDED with the reason."
 )
 
@@ -118,38 +109,58 @@ def _public(cls: type) -> set[str]:
 
 
 def test_every_public_tab_member_is_listed() -> None:
-    unlisted = _public(Tab) - FORWARDED - NOT_FORWARDED.keys()
+    unlisted = _public(Tab) - VERBS - NOT_FORWARDED.keys()
     assert not unlisted, f"Tab members in neither list: {sorted(unlisted)}. {HOW_TO_FIX}"
 
 
 def test_the_lists_name_only_tab_members() -> None:
-    stale = (FORWARDED | NOT_FORWARDED.keys()) - _public(Tab)
+    stale = (VERBS | NOT_FORWARDED.keys()) - _public(Tab)
     assert not stale, f"listed but not public on Tab (renamed or removed?): {sorted(stale)}"
-    both = FORWARDED & NOT_FORWARDED.keys()
+    both = VERBS & NOT_FORWARDED.keys()
     assert not both, f"in both lists: {sorted(both)}"
     assert all(reason.strip() for reason in NOT_FORWARDED.values())
 
 
-@pytest.mark.parametrize("name", sorted(FORWARDED))
-def test_forwarded_method_has_tabs_signature(name: str) -> None:
+def test_the_verbs_protocol_lists_exactly_the_verbs() -> None:
+    assert _public(TabVerbs) == VERBS
+
+
+def test_browser_has_no_other_tab_member() -> None:
+    # Families and tab state are reached on browser.tab, never on the Browser.
+    shared = (_public(Browser) & _public(Tab)) - VERBS
+    assert not shared, f"Browser forwards {sorted(shared)}, which are not verbs. {HOW_TO_FIX}"
+
+
+@pytest.mark.parametrize("name", sorted(VERBS))
+def test_verb_has_tabs_signature_on_browser_and_the_protocol(name: str) -> None:
     assert name in vars(Browser), f"Browser.{name} is missing. {HOW_TO_FIX}"
     tab_method = inspect.getattr_static(Tab, name)
     browser_method = vars(Browser)[name]
+    protocol_method = vars(TabVerbs)[name]
     assert inspect.isfunction(tab_method) and inspect.isfunction(browser_method)
     assert inspect.signature(browser_method) == inspect.signature(tab_method), (
         f"Browser.{name}{inspect.signature(browser_method)} differs from "
         f"Tab.{name}{inspect.signature(tab_method)}: write Tab's signature out on Browser"
     )
+    assert inspect.signature(protocol_method) == inspect.signature(tab_method), (
+        f"TabVerbs.{name}{inspect.signature(protocol_method)} differs from "
+        f"Tab.{name}{inspect.signature(tab_method)}: write Tab's signature out on TabVerbs"
+    )
     assert inspect.iscoroutinefunction(browser_method) == inspect.iscoroutinefunction(tab_method)
+    assert inspect.iscoroutinefunction(protocol_method) == inspect.iscoroutinefunction(tab_method)
     assert browser_method.__doc__ and f":meth:`Tab.{name}`" in browser_method.__doc__
+
+
+def test_browser_docstring_states_the_rule() -> None:
+    doc = Browser.__doc__ or ""
+    for name in VERBS:
+        assert f":meth:`{name}`" in doc, f"Browser's docstring does not list the verb {name}"
+    for family in ("network", "console", "dialogs"):
+        assert f"browser.tab.{family}" in doc
 
 
 def test_browser_is_one_class() -> None:
     assert Browser.__mro__ == (Browser, object)
-
-
-def test_browser_do_takes_tab_dos_arguments() -> None:
-    assert inspect.signature(vars(Browser)["do"]) == inspect.signature(Tab.do)
 
 
 class _Recorder:
@@ -184,12 +195,12 @@ def _sample_arguments(signature: inspect.Signature) -> tuple[list[Any], dict[str
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("name", sorted(FORWARDED))
+@pytest.mark.parametrize("name", sorted(VERBS - OWN_VERBS))
 async def test_forwarded_method_passes_every_argument(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     recorder = _Recorder()
-    monkeypatch.setattr(Browser, "current_tab", property(lambda self: recorder))
+    monkeypatch.setattr(Browser, "tab", property(lambda self: recorder))
     signature = inspect.signature(getattr(Tab, name))
     args, kwargs = _sample_arguments(signature)
     result = await getattr(Browser(), name)(*args, **kwargs)
@@ -206,7 +217,11 @@ async def test_forwarded_method_passes_every_argument(
 
 
 def test_mypy_rejects_a_misspelt_keyword(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No ``**options: Any``: a typo in a Browser call is a type error."""
+    """No ``**options: Any``: a typo in a Browser call is a type error.
+
+    What users reach from a tab above it (``tab.browser``, ``tab.context``)
+    and the emulation options (one TypedDict) are typed as well.
+    """
     api = pytest.importorskip("mypy.api")
     root = Path(__file__).resolve().parents[2]
     probe = tmp_path / "probe.py"
@@ -220,6 +235,13 @@ def test_mypy_rejects_a_misspelt_keyword(tmp_path: Path, monkeypatch: pytest.Mon
                 await browser.click(5, button="right", click_count=2)
                 await browser.fill(3, "text", timeout=1.5)
                 await browser.click(5, buton=1)
+                tab = browser.tab
+                text: str = await tab.browser.text(5)
+                context = await browser.new_context(locale="de-DE", viewport=(800, 600))
+                assert tab.context is context and tab.context.browser is tab.browser
+                await context.emulate(timezone_id="Europe/Berlin", offline=True)
+                await tab.network.route("**/*.png", lambda route: route.abort())
+                await context.emulate(lcale="de-DE")
             """
         )
     )
@@ -245,6 +267,8 @@ def test_mypy_rejects_a_misspelt_keyword(tmp_path: Path, monkeypatch: pytest.Mon
         sys.setrecursionlimit(limit)
     errors = [line for line in out.splitlines() if ": error:" in line]
     assert status == 1, (out, err)
-    assert len(errors) == 1, out
+    assert len(errors) == 2, out
     assert f"{probe.name}:7:" in errors[0] or f"{os.sep}probe.py:7:" in errors[0], out
     assert 'Unexpected keyword argument "buton"' in errors[0], out
+    assert f"{probe.name}:14:" in errors[1] or f"{os.sep}probe.py:14:" in errors[1], out
+    assert 'Unexpected keyword argument "lcale"' in errors[1], out

@@ -59,7 +59,7 @@ async def test_save_and_load_round_trip(
         tabs_before = list(browser.tabs)
         state = await ctx.storage_state(path)
         assert len(pages()) == requests_before
-        assert browser.tabs == tabs_before and browser.current_tab is other
+        assert browser.tabs == tabs_before and browser.tab is other
     assert json.loads(path.read_text()) == state
     top, cross = _origin(server.url("/")), _origin(server.cross_url("/"))
     assert _storage(state) == {

@@ -39,14 +39,15 @@ async def test_tabs_current_switch_and_close(browser: Browser, server: PageServe
     two = await browser.new_tab(server.set_page("/two.html", "<title>Two</title>"))
     try:
         assert browser.tabs[-2:] == [one, two]
-        assert browser.current_tab is two
+        assert browser.tab is two
         await browser.switch_to(one)
-        assert browser.current_tab is one
+        assert browser.tab is one
+        assert browser.current_tab is one  # the alias names the same tab
         assert await one.evaluate("document.visibilityState") == "visible"
 
         await one.close()
         assert one.closed and one not in browser.tabs
-        assert browser.current_tab is not one
+        assert browser.tab is not one
         # The other tab is untouched.
         assert await two.title() == "Two"
         await two.open(server.set_page("/two-b.html", "<title>Two B</title>"))
@@ -86,7 +87,7 @@ async def test_window_open_popup_becomes_a_tab(browser: Browser, server: PageSer
         assert popup.opener is opener
         assert popup.url == server.url("/popup.html")
         assert await popup.title() == "Popup"
-        assert browser.current_tab is opener  # a popup does not steal the current tab
+        assert browser.tab is opener  # a popup does not steal the current tab
         await popup.close()
         assert await opener.title() == "Opener"
     finally:
@@ -131,13 +132,13 @@ async def test_dialogs_are_accepted_and_recorded(browser: Browser, server: PageS
         assert await tab.evaluate("alert('hi'), 'after'") == "after"
         assert await tab.evaluate("confirm('sure?')") is True
         assert await tab.evaluate("prompt('name?', 'default')") == ""
-        kinds = [(d.type, d.message, d.accepted) for d in tab.dialogs]
+        kinds = [(d.type, d.message, d.accepted) for d in tab.dialogs.opened]
         assert kinds == [
             ("alert", "hi", True),
             ("confirm", "sure?", True),
             ("prompt", "name?", True),
         ]
-        assert tab.dialogs[2].default_prompt == "default"
+        assert tab.dialogs.opened[2].default_prompt == "default"
     finally:
         await tab.close()
 
@@ -162,7 +163,7 @@ async def test_dialogs_of_a_cross_origin_frame_are_handled(
             timeout=30,
         )
         assert answer["result"]["type"] == "object"
-        kinds = [(d.type, d.message, d.accepted) for d in tab.dialogs]
+        kinds = [(d.type, d.message, d.accepted) for d in tab.dialogs.opened]
         assert kinds == [
             ("alert", "from the frame", True),
             ("confirm", "ok?", True),
@@ -186,7 +187,7 @@ async def test_beforeunload_is_accepted(browser: Browser, server: PageServer) ->
         await _gesture(tab, "1")
         await _gesture(tab, f"location.href = {leave!r}")
         await tab.wait_for_url(leave)
-        assert [d.type for d in tab.dialogs] == ["beforeunload"]
+        assert [d.type for d in tab.dialogs.opened] == ["beforeunload"]
         assert await tab.title() == "Left"
     finally:
         await tab.close()
@@ -204,20 +205,44 @@ async def test_on_dialog_handler_decides(browser: Browser, server: PageServer) -
             await dialog.dismiss()
 
     try:
-        tab.on_dialog(handler)
+        tab.dialogs.handle(handler)
         assert await tab.evaluate("prompt('name?')") == "Ada"
         assert await tab.evaluate("confirm('delete?')") is False
         assert await tab.evaluate("alert('left open'), 1") == 1  # accepted by default
         assert seen == ["name?", "delete?", "left open"]
-        assert [d.accepted for d in tab.dialogs] == [True, False, True]
+        assert [d.accepted for d in tab.dialogs.opened] == [True, False, True]
 
         def broken(dialog: Dialog) -> None:
             raise RuntimeError("handler bug")
 
-        tab.on_dialog(broken)
+        tab.dialogs.handle(broken)
         assert await tab.evaluate("confirm('still?')") is True  # never blocks
-        tab.on_dialog(None)
+        tab.dialogs.handle(None)
         assert await tab.evaluate("confirm('default?')") is True
+    finally:
+        await tab.close()
+
+
+async def test_dialogs_wait_returns_the_next_dialog_once_handled(
+    browser: Browser, server: PageServer
+) -> None:
+    tab = await browser.new_tab(server.set_page("/wait-dialog.html", "<p>x</p>"))
+    try:
+        await tab.evaluate("alert('before')")  # an earlier dialog is not the next one
+        tab.dialogs.handle(lambda dialog: dialog.dismiss())
+        async with anyio.create_task_group() as group:
+            waited: list[Dialog] = []
+
+            async def wait() -> None:
+                waited.append(await tab.dialogs.wait(timeout=30))
+
+            group.start_soon(wait)  # it starts before the dialog opens (Chrome answers later)
+            assert await tab.evaluate("confirm('next?')") is False
+        [dialog] = waited
+        assert (dialog.message, dialog.handled, dialog.accepted) == ("next?", True, False)
+        assert [d.message for d in tab.dialogs.opened] == ["before", "next?"]
+        with pytest.raises(WaitTimeoutError, match=r"no dialog opened within 0\.2 s"):
+            await tab.dialogs.wait(timeout=0.2)
     finally:
         await tab.close()
 

@@ -133,7 +133,7 @@ async def test_tabs(browser: Browser, pages: PageServer) -> None:
         )
         page = await call(client, "tabs", action="switch", index=1)
         assert page.startswith(f"Switched to tab 1.\nURL: {first}\n")
-        assert browser.current_tab.url == first
+        assert browser.tab.url == first
         assert await call(client, "tabs", action="switch", index=3, error=True) == (
             "there is no tab 3: 2 open"
         )

@@ -112,7 +112,7 @@ async def test_open_snapshot_fill_click_in_cross_origin_iframe_then_stale_id(
         paid = find_id(clicked, r'^button "Paid by Ana"')  # the click reached the frame
 
         # The frame re-renders its form behind the model's back.
-        assert await browser.current_tab.evaluate("rerender()") is True
+        assert await browser.tab.evaluate("rerender()") is True
         error = await call(client, "click", id=paid, error=True)
         message, _, page = error.partition("\nThe page now (use these ids):\n")
         assert message.startswith(f'element {paid} (button "Paid by Ana") is stale')

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from kobrowser import Browser, Tab
+from kobrowser import Browser, Console, Dialogs, Network, Tab
 from kobrowser.cdp import Connection
 
 _FORWARDED_IN_BROWSER = ("open", "snapshot", "click", "fill", "wait_for_text", "evaluate")
@@ -26,6 +26,40 @@ def test_public_methods_are_written_out_on_tab() -> None:
         assert name in vars(Tab), f"Tab.{name} comes from elsewhere"
     for name in _FORWARDED_IN_BROWSER:
         assert inspect.iscoroutinefunction(getattr(Tab, name)), name
+
+
+#: The families with state of their own: an object on the tab each, not Tab methods.
+_FAMILIES = {"network": Network, "console": Console, "dialogs": Dialogs}
+
+
+def test_families_are_objects_on_the_tab_with_their_whole_api() -> None:
+    for name, cls in _FAMILIES.items():
+        reached = inspect.getattr_static(Tab, name)
+        assert isinstance(reached, property) and reached.fget and not reached.fset, name
+        assert inspect.signature(reached.fget).return_annotation == cls.__name__, name
+        assert cls.__mro__ == (cls, object), cls
+        public = {m for m in dir(cls) if not m.startswith("_")}
+        assert public, cls
+        for member in public:
+            assert member in vars(cls), f"{cls.__name__}.{member} comes from elsewhere"
+            assert inspect.getdoc(getattr(cls, member)), f"{cls.__name__}.{member} has no docstring"
+    assert {m for m in dir(Network) if not m.startswith("_")} == {
+        "route",
+        "unroute",
+        "unroute_all",
+        "block",
+        "unblock",
+        "requests",
+        "clear_requests",
+        "wait_for_response",
+    }
+    assert {m for m in dir(Console) if not m.startswith("_")} == {
+        "messages",
+        "errors",
+        "clear",
+        "on_message",
+    }
+    assert {m for m in dir(Dialogs) if not m.startswith("_")} == {"opened", "handle", "wait"}
 
 
 class _FakeSession:
@@ -53,10 +87,20 @@ class _FakeBrowser:
         raise AssertionError("nothing to spawn")
 
 
+class _FakeContext:
+    id = None
+
+    def note_origin(self, origin: str) -> None:  # pragma: no cover - no event arrives
+        raise AssertionError("no document navigated")
+
+
 def test_listeners_are_attached_before_any_call() -> None:
     session = _FakeSession()
-    Tab(_FakeBrowser(), session, "T1")  # type: ignore[arg-type]
+    tab = Tab(_FakeBrowser(), _FakeContext(), session, "T1")  # type: ignore[arg-type]
     assert session.sent == []
+    for name, cls in _FAMILIES.items():
+        assert isinstance(getattr(tab, name), cls) and getattr(tab, name) is getattr(tab, name)
+    assert tab.context is None  # the default context
     for method in (
         "Page.javascriptDialogOpening",  # a popup may alert during its set-up
         "Page.frameNavigated",

@@ -12,7 +12,7 @@ in one batch.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 import msgspec
@@ -28,17 +28,36 @@ from kobrowser._browser._emulation._settings import (
 from kobrowser._validate import fail
 
 if TYPE_CHECKING:
-    from kobrowser._browser import BrowserContext
-    from kobrowser._tab import Tab
+    from kobrowser._tab._owner import BrowserView
+    from kobrowser._tab._tab import Tab
     from kobrowser.cdp import CDPSession
 
-__all__ = ["ContextEmulation"]
+__all__ = ["ContextEmulation", "EmulatedContext"]
+
+
+class EmulatedContext(Protocol):
+    """What :class:`ContextEmulation` reads of its context (a BrowserContext)."""
+
+    @property
+    def browser(self) -> BrowserView[Tab]:
+        """The browser: its default timeout and its browser-level session."""
+        ...
+
+    @property
+    def tabs(self) -> list[Tab]:
+        """The context's open tabs."""
+        ...
+
+    @property
+    def _target(self) -> dict[str, Any]:
+        """``browserContextId`` for browser-level calls (empty for the default context)."""
+        ...
 
 
 class ContextEmulation:
     """The emulation settings of one context and the code that applies them."""
 
-    def __init__(self, context: BrowserContext) -> None:
+    def __init__(self, context: EmulatedContext) -> None:
         self._context = context
         self.settings = Emulation()
         self.permissions: dict[str | None, list[str]] = {}  # origin (None: all) -> CDP names
@@ -48,8 +67,7 @@ class ContextEmulation:
 
     @property
     def _timeout(self) -> float:
-        timeout: float = self._context.browser.timeout
-        return timeout
+        return self._context.browser.timeout
 
     async def _user_agent(self) -> str:
         """Chrome's own user agent (a locale override must send one)."""

@@ -2,8 +2,10 @@
 
 Fed by ``Runtime.consoleAPICalled`` and ``Runtime.exceptionThrown`` on the
 page session and every out-of-process frame's session (listeners inline on
-the reader; bounded). Callbacks of :meth:`ConsoleLog.on_console` never run
-on the reader: one task per tab delivers the messages to them in order.
+the reader; bounded) into a :class:`ConsoleLog`. Callbacks of
+:meth:`Console.on_message` never run on the reader: one task per tab
+delivers the messages to them in order. :class:`Console` is the public face
+of one tab's log: ``tab.console``.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from kobrowser._exceptions import InvalidArgumentError
 if TYPE_CHECKING:
     from kobrowser.cdp import CDPSession
 
-__all__ = ["ConsoleCallback", "ConsoleLog", "ConsoleMessage", "PageError"]
+__all__ = ["Console", "ConsoleCallback", "ConsoleLog", "ConsoleMessage", "PageError"]
 
 _log = logging.getLogger("kobrowser.console")
 
@@ -174,7 +176,7 @@ class ConsoleLog:
             self._send.close()
             self._send = None
 
-    def on_console(self, callback: ConsoleCallback) -> Callable[[], None]:
+    def on_message(self, callback: ConsoleCallback) -> Callable[[], None]:
         """Call ``callback(message)`` for every new message; returns a remover."""
         if not callable(callback):
             raise InvalidArgumentError("callback must be callable", argument="callback")
@@ -199,7 +201,7 @@ class ConsoleLog:
                         if inspect.isawaitable(result):
                             await result
                     except Exception:
-                        _log.exception("on_console callback %r failed", callback)
+                        _log.exception("console callback %r failed", callback)
 
     # -- listeners (inline on the reader) -----------------------------------
 
@@ -252,3 +254,47 @@ class ConsoleLog:
                 event.timestamp,
             )
         )
+
+
+class Console:
+    """A tab's console: ``tab.console``, the messages and uncaught errors of its scripts.
+
+    Covers the page and all its frames (out-of-process ones too), from the
+    tab's start; each list keeps the newest 1000 entries.
+    """
+
+    def __init__(self, log: ConsoleLog) -> None:
+        self._log = log
+
+    def __repr__(self) -> str:
+        return f"<Console {len(self._log.messages)} messages, {len(self._log.errors)} errors>"
+
+    @property
+    def messages(self) -> list[ConsoleMessage]:
+        """The ``console.*`` calls of the page and all its frames, oldest first (a copy)."""
+        return list(self._log.messages)
+
+    @property
+    def errors(self) -> list[PageError]:
+        """The uncaught exceptions of the page and all its frames, oldest first (a copy)."""
+        return list(self._log.errors)
+
+    def clear(self) -> None:
+        """Forget the messages and errors seen so far."""
+        self._log.clear()
+
+    def on_message(self, callback: ConsoleCallback) -> Callable[[], None]:
+        """Call ``callback(message)`` (sync or async) for each new console message.
+
+        Callbacks run in order in one task of the browser, never on the
+        connection's reader; one that raises is logged and stays registered.
+        A callback too slow to keep up misses messages (they stay in
+        :attr:`messages`).
+
+        Returns:
+            A function that removes the callback.
+
+        Raises:
+            InvalidArgumentError: ``callback`` is not callable.
+        """
+        return self._log.on_message(callback)

@@ -57,7 +57,7 @@ class Request(msgspec.Struct, frozen=True):
         method: ``"GET"``, ``"POST"``...
         headers: the request headers.
         resource_type: ``"document"``, ``"image"``, ``"script"``, ``"xhr"``...
-            (lower case; see :func:`kobrowser.Tab.block` for the list).
+            (lower case; see :meth:`kobrowser.Network.block` for the list).
         frame_id: the id of the frame that made it.
         post_data: the request body, when it has one and Chrome sent it.
     """

@@ -26,21 +26,21 @@ def _error_line(e: kobrowser.PageError) -> str:
 
 async def console(ctx: Context, args: Args) -> Result:
     tab = ctx.tab()
-    messages = tab.console_messages()
+    messages = tab.console.messages
     level = args.optional_text("level")
     if level:
         messages = [m for m in messages if m.level == level]
     if args.flag("clear"):
-        tab.clear_console()
+        tab.console.clear()
     text = "\n".join(_message_line(m) for m in messages) if messages else "no console messages"
     return {"messages": [msgspec.to_builtins(m) for m in messages]}, text
 
 
 async def errors(ctx: Context, args: Args) -> Result:
     tab = ctx.tab()
-    found = tab.page_errors()
+    found = tab.console.errors
     if args.flag("clear"):
-        tab.clear_console()
+        tab.console.clear()
     text = "\n".join(_error_line(e) for e in found) if found else "no errors"
     return {"errors": [msgspec.to_builtins(e) for e in found]}, text
 

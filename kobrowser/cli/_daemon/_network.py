@@ -19,7 +19,8 @@ __all__ = ["COMMANDS"]
 
 
 def _context(ctx: Context) -> kobrowser.BrowserContext:
-    return ctx.tab().context or ctx.browser.default_context
+    context = ctx.tab().context
+    return context if isinstance(context, kobrowser.BrowserContext) else ctx.browser.default_context
 
 
 def _pattern(pattern: str, regex: bool) -> str | re.Pattern[str]:
@@ -105,7 +106,7 @@ def _request_line(record: kobrowser.RequestRecord) -> str:
 
 async def requests(ctx: Context, args: Args) -> Result:
     tab = ctx.tab()
-    records = tab.requests
+    records = tab.network.requests
     contains = args.optional_text("filter")
     if contains:
         records = [r for r in records if contains in r.url]
@@ -113,7 +114,7 @@ async def requests(ctx: Context, args: Args) -> Result:
     if limit:
         records = records[-limit:]
     if args.flag("clear"):
-        tab.clear_requests()
+        tab.network.clear_requests()
     listed = [msgspec.to_builtins(r) for r in records]
     text = "\n".join(_request_line(r) for r in records) if records else "no requests"
     return {"requests": listed}, text

@@ -72,9 +72,12 @@ async def test_bad_arguments(tab: Tab) -> None:
         await tab.pdf("/nonexistent-dir/x/out.pdf")
 
 
-async def test_headed_chrome_gets_a_clear_error(tab: Tab, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_headed_chrome_gets_a_clear_error(
+    browser: Browser, tab: Tab, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # A headed Chrome cannot be started here (no display): the browser reports headed.
-    process = tab.browser._process
+    assert tab.browser is browser
+    process = browser._process
     assert process is not None
     monkeypatch.setattr(process, "headless", False)
     with pytest.raises(CaptureError, match="PDF needs a headless Chrome"):

@@ -38,7 +38,7 @@ async def test_request_log_records_status_type_cache_redirect_and_failure(
     async with open_tab(url) as tab:
         await tab.evaluate("fetch('/hop').then(r => r.text())")
         await tab.evaluate("fetch('http://127.0.0.1:1/unsafe').catch(() => 0)")
-        records = tab.requests
+        records = tab.network.requests
         by_url = {r.url: r for r in records}
         assert by_url[url].resource_type == "document" and by_url[url].status == 200
         hop = by_url[server.url("/hop")]
@@ -51,10 +51,10 @@ async def test_request_log_records_status_type_cache_redirect_and_failure(
         await tab.evaluate(
             "new Promise(r => { const i = new Image(); i.onload = r; i.src = '/cached.png'; })"
         )
-        again = [r for r in tab.requests if r.url == server.url("/cached.png")]
+        again = [r for r in tab.network.requests if r.url == server.url("/cached.png")]
         assert any(r.from_cache for r in again[1:]) or len(again) == 1
-        tab.clear_requests()
-        assert tab.requests == []
+        tab.network.clear_requests()
+        assert tab.network.requests == []
 
 
 async def test_request_log_is_bounded(open_tab: OpenTab, server: PageServer) -> None:
@@ -65,7 +65,7 @@ async def test_request_log_is_bounded(open_tab: OpenTab, server: PageServer) -> 
         await tab.evaluate(
             "Promise.all(Array.from({length: 12}, (_, i) => fetch('/n?' + i).then(r => r.text())))"
         )
-        records = tab.requests
+        records = tab.network.requests
         assert len(records) == 5
         assert records[-1].url.startswith(server.url("/n?"))
 
@@ -78,7 +78,7 @@ async def test_wait_for_response(open_tab: OpenTab, server: PageServer) -> None:
         result: list[RequestRecord] = []
 
         async def waiter() -> None:
-            result.append(await tab.wait_for_response("**/slow.json"))
+            result.append(await tab.network.wait_for_response("**/slow.json"))
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(waiter)
@@ -91,7 +91,7 @@ async def test_wait_for_response(open_tab: OpenTab, server: PageServer) -> None:
         async with anyio.create_task_group() as tg:
 
             async def by_predicate() -> None:
-                record = await tab.wait_for_response(lambda r: r.status == 404)
+                record = await tab.network.wait_for_response(lambda r: r.status == 404)
                 result.append(record)
 
             tg.start_soon(by_predicate)
@@ -99,11 +99,11 @@ async def test_wait_for_response(open_tab: OpenTab, server: PageServer) -> None:
             await tab.evaluate("fetch('/missing').then(r => r.status)")
         assert result[1].url.endswith("/missing")
         with pytest.raises(WaitTimeoutError, match=re.escape("no response matching '**/never'")):
-            await tab.wait_for_response("**/never", timeout=0.3)
+            await tab.network.wait_for_response("**/never", timeout=0.3)
         with pytest.raises(InvalidArgumentError):
-            await tab.wait_for_response("**/x", timeout=-1)
+            await tab.network.wait_for_response("**/x", timeout=-1)
         with pytest.raises(InvalidArgumentError):
-            await tab.wait_for_response("")
+            await tab.network.wait_for_response("")
 
 
 async def test_wait_for_response_fails_when_the_tab_closes(open_tab: OpenTab) -> None:
@@ -117,7 +117,7 @@ async def test_wait_for_response_fails_when_the_tab_closes(open_tab: OpenTab) ->
 
                 tg.start_soon(close_soon)
                 with pytest.raises(TargetClosedError):
-                    await tab.wait_for_response("**/x", timeout=30)
+                    await tab.network.wait_for_response("**/x", timeout=30)
 
 
 _CONSOLE_PAGE = """<title>console</title>
@@ -147,20 +147,20 @@ async def _until(check: Callable[[], object], what: str) -> None:
 async def test_console_messages_and_page_errors(open_tab: OpenTab, server: PageServer) -> None:
     url = server.set_page("/console.html", _CONSOLE_PAGE)
     async with open_tab(url) as tab:
-        await _until(lambda: len(tab.page_errors()) >= 2, "errors")
-        messages = tab.console_messages()
+        await _until(lambda: len(tab.console.errors) >= 2, "errors")
+        messages = tab.console.messages
         assert [(m.level, m.text) for m in messages] == [
             ("log", "hello 42 true null undefined Object Array(3)"),
             ("warning", "careful"),
             ("error", "bad thing"),
         ]
         assert messages[0].url == url and messages[0].line == 2
-        errors = tab.page_errors()
+        errors = tab.console.errors
         assert (errors[0].name, errors[0].message) == ("TypeError", "boom")
         assert "TypeError: boom" in errors[0].stack and errors[0].url == url
         assert (errors[1].name, errors[1].message) == ("", "just a string")
-        tab.clear_console()
-        assert tab.console_messages() == [] and tab.page_errors() == []
+        tab.console.clear()
+        assert tab.console.messages == [] and tab.console.errors == []
 
 
 async def test_console_and_errors_of_a_cross_origin_frame(
@@ -170,11 +170,11 @@ async def test_console_and_errors_of_a_cross_origin_frame(
     inner = server.cross_url("/frame-console.html")
     url = server.set_page("/frame-outer.html", f'<title>o</title><iframe src="{inner}"></iframe>')
     async with open_tab(url) as tab:
-        await _until(lambda: tab.page_errors(), "frame error")
+        await _until(lambda: tab.console.errors, "frame error")
         assert tab._frames.frames(), "the iframe is out of process"
-        message = next(m for m in tab.console_messages() if m.text == "from the frame")
+        message = next(m for m in tab.console.messages if m.text == "from the frame")
         assert message.level == "info" and message.url == inner
-        error = tab.page_errors()[0]
+        error = tab.console.errors[0]
         assert (error.name, error.message, error.url) == ("RangeError", "frame boom", inner)
 
 
@@ -191,9 +191,9 @@ async def test_on_console_callbacks(open_tab: OpenTab, server: PageServer) -> No
             await anyio.sleep(0.01)
             async_got.append(message.text)
 
-        remove = tab.on_console(got.append)
-        tab.on_console(broken)
-        tab.on_console(slow)
+        remove = tab.console.on_message(got.append)
+        tab.console.on_message(broken)
+        tab.console.on_message(slow)
         await tab.evaluate("for (let i = 0; i < 5; i++) console.log('n' + i)")
         await _until(lambda: len(async_got) == 5, "callbacks")
         assert [m.text for m in got] == [f"n{i}" for i in range(5)]
@@ -203,4 +203,4 @@ async def test_on_console_callbacks(open_tab: OpenTab, server: PageServer) -> No
         await _until(lambda: len(async_got) == 6, "callbacks")
         assert len(got) == 5
         with pytest.raises(InvalidArgumentError):
-            tab.on_console("nope")  # type: ignore[arg-type]
+            tab.console.on_message("nope")  # type: ignore[arg-type]

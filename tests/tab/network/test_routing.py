@@ -42,14 +42,14 @@ async def _fetch(tab: object, path: str, init: str = "{}") -> object:
 async def test_block_images(open_tab: OpenTab, server: PageServer) -> None:
     url = _image_page(server, "blocked")
     async with open_tab("about:blank") as tab:
-        await tab.block(types=["image"])
+        await tab.network.block(types=["image"])
         await tab.open(url)
         assert await tab.evaluate("imageState()") == "failed"
         assert server.request_count("/blocked.png") == 0
-        record = next(r for r in tab.requests if r.url.endswith("/blocked.png"))
+        record = next(r for r in tab.network.requests if r.url.endswith("/blocked.png"))
         assert record.resource_type == "image"
         assert record.failure is not None and "BLOCKED_BY_CLIENT" in record.failure
-        assert await tab.unblock() == 1
+        assert await tab.network.unblock() == 1
         await tab.reload()
         assert await tab.evaluate("imageState()") == "loaded"
         assert server.request_count("/blocked.png") == 1
@@ -69,7 +69,7 @@ async def test_fulfill_continue_and_abort(open_tab: OpenTab, server: PageServer)
             seen.append(route.request)
             await route.fulfill(201, '{"mocked": true}', content_type="application/json")
 
-        await tab.route("**/api/data", mock)
+        await tab.network.route("**/api/data", mock)
         assert await _fetch(tab, "/api/data") == '201 {"mocked": true}'
         assert server.request_count("/api/data") == 0
         # Chrome pauses fetch() as an XHR.
@@ -78,17 +78,17 @@ async def test_fulfill_continue_and_abort(open_tab: OpenTab, server: PageServer)
         async def add_header(route: Route) -> None:
             await route.continue_(headers={**route.request.headers, "X-Test": "yes"})
 
-        await tab.route(re.compile(r"/echo$"), add_header)
+        await tab.network.route(re.compile(r"/echo$"), add_header)
         assert await _fetch(tab, "/echo", "{method: 'POST', body: 'x'}") == "200 POST yes"
 
-        await tab.route(
+        await tab.network.route(
             lambda r: r.url.endswith("/refused"), lambda route: route.abort("connectionrefused")
         )
         assert str(await _fetch(tab, "/refused")).startswith("error ")
-        record = next(r for r in tab.requests if r.url.endswith("/refused"))
+        record = next(r for r in tab.network.requests if r.url.endswith("/refused"))
         assert record.failure == "net::ERR_CONNECTION_REFUSED"
 
-        assert await tab.unroute("**/api/data") == 1
+        assert await tab.network.unroute("**/api/data") == 1
         assert str(await _fetch(tab, "/api/data")).startswith("404 ")
         assert server.request_count("/api/data") == 1
 
@@ -97,7 +97,7 @@ async def test_only_matching_requests_are_paused(open_tab: OpenTab, server: Page
     url = _image_page(server, "unpaused")
     calls: list[str] = []
     async with open_tab("about:blank") as tab:
-        await tab.route("**/never/*.png", lambda route: calls.append(route.request.url))
+        await tab.network.route("**/never/*.png", lambda route: calls.append(route.request.url))
         assert tab._net.patterns() == [{"urlPattern": "*/never/*.png", "requestStage": "Request"}]
         paused: list[str] = []
         tab.cdp.add_listener("Fetch.requestPaused", lambda raw: paused.append(bytes(raw).decode()))
@@ -106,11 +106,13 @@ async def test_only_matching_requests_are_paused(open_tab: OpenTab, server: Page
         assert paused == [] and calls == []
         # A route whose regex Chrome's pattern cannot narrow pauses more; the
         # extra requests go on untouched.
-        await tab.route(re.compile(r"(?i)NOTHING"), lambda route: calls.append(route.request.url))
+        await tab.network.route(
+            re.compile(r"(?i)NOTHING"), lambda route: calls.append(route.request.url)
+        )
         await tab.reload()
         assert await tab.evaluate("imageState()") == "loaded"
         assert len(paused) >= 2 and calls == []
-        assert await tab.unroute_all() == 2
+        assert await tab.network.unroute_all() == 2
         assert tab._net.patterns() == []
 
 
@@ -122,10 +124,10 @@ async def test_newest_route_wins_and_tab_before_context(
         tab = await ctx.new_tab(url)
         await ctx.route("**/data", lambda route: route.fulfill(body="context"))
         assert await _fetch(tab, "/data") == "200 context"
-        await tab.route("**/data", lambda route: route.fulfill(body="old"))
-        await tab.route("**/data", lambda route: route.fulfill(body="new"))
+        await tab.network.route("**/data", lambda route: route.fulfill(body="old"))
+        await tab.network.route("**/data", lambda route: route.fulfill(body="new"))
         assert await _fetch(tab, "/data") == "200 new"
-        await tab.unroute_all()
+        await tab.network.unroute_all()
         assert await _fetch(tab, "/data") == "200 context"
         await ctx.unroute("**/data")
         assert (await _fetch(tab, "/data")).startswith("404")  # type: ignore[union-attr]
@@ -144,8 +146,8 @@ async def test_handler_that_raises_or_hangs_fails_only_its_request(
         await anyio.sleep_forever()
 
     async with open_tab(url) as tab:
-        await tab.route("**/raises", broken)
-        await tab.route("**/hangs", hangs)
+        await tab.network.route("**/raises", broken)
+        await tab.network.route("**/hangs", hangs)
         with caplog.at_level(logging.ERROR, logger="kobrowser.network"):
             assert str(await _fetch(tab, "/raises")).startswith("error ")
             old = browser.timeout
@@ -183,7 +185,7 @@ async def test_settling_twice_and_bad_arguments(open_tab: OpenTab, server: PageS
             errors.append(exc)
 
     async with open_tab(url) as tab:
-        await tab.route("**/twice", twice)
+        await tab.network.route("**/twice", twice)
         assert await _fetch(tab, "/twice") == "200 first"
     assert [type(e).__name__ for e in errors] == [
         "InvalidArgumentError",
@@ -198,13 +200,13 @@ async def test_settling_twice_and_bad_arguments(open_tab: OpenTab, server: PageS
 async def test_bad_patterns_change_nothing(open_tab: OpenTab) -> None:
     async with open_tab("about:blank") as tab:
         with pytest.raises(InvalidArgumentError, match="unclosed"):
-            await tab.route("**/{a,b", lambda route: None)
+            await tab.network.route("**/{a,b", lambda route: None)
         with pytest.raises(InvalidArgumentError, match="callable"):
-            await tab.route("**/x", "not a handler")  # type: ignore[arg-type]
+            await tab.network.route("**/x", "not a handler")  # type: ignore[arg-type]
         with pytest.raises(InvalidArgumentError, match="unknown resource type 'pictures'"):
-            await tab.block(["**/ok.js"], types=["image", "pictures"])
+            await tab.network.block(["**/ok.js"], types=["image", "pictures"])
         with pytest.raises(InvalidArgumentError, match="give URL patterns"):
-            await tab.block()
+            await tab.network.block()
         assert len(tab._net.routes) == 0 and tab._net.patterns() == []
 
 
@@ -241,19 +243,19 @@ async def test_routes_and_blocks_in_a_cross_origin_iframe(
     inner = server.cross_url("/inner.html")
     url = server.set_page("/outer.html", _FRAME_PAGE.format(src=inner))
     async with open_tab("about:blank") as tab:
-        await tab.block(types="image")
-        await tab.route("**/inner-api", lambda route: route.fulfill(body="mocked"))
+        await tab.network.block(types="image")
+        await tab.network.route("**/inner-api", lambda route: route.fulfill(body="mocked"))
         await tab.open(url)
         assert await _messages(tab, 2) == ["api mocked", "img failed"]
         assert tab._frames.frames(), "the iframe is out of process"
         assert server.request_count("/oopif.png") == 0
         assert server.request_count("/inner-api") == 0
-        records = {r.url: r for r in tab.requests}
+        records = {r.url: r for r in tab.network.requests}
         assert records[server.cross_url("/oopif.png")].failure is not None
         assert records[server.cross_url("/inner-api")].status == 200
         assert records[inner].resource_type == "document"
         # Routes change in the running frame too.
-        await tab.unroute_all()
+        await tab.network.unroute_all()
         await tab.evaluate("window.messages = []")
         await tab.reload()
         assert await _messages(tab, 2) == ["api real", "img loaded"]
@@ -264,7 +266,7 @@ async def test_popup_inherits_routes_from_its_start(browser: Browser, server: Pa
     opener_url = server.set_page("/opener.html", "<title>opener</title>")
     async with await browser.new_context() as ctx:
         tab = await ctx.new_tab(opener_url)
-        await tab.block(types=["image"])
+        await tab.network.block(types=["image"])
         await ctx.route(
             "**/made-up.html",
             lambda route: route.fulfill(body="<title>made up</title>", content_type="text/html"),
