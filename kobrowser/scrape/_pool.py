@@ -29,7 +29,9 @@ from kobrowser._browser._launch import connect, launch
 from kobrowser._exceptions import KoBrowserError
 
 if TYPE_CHECKING:
-    from kobrowser import Browser, BrowserContext, Tab
+    from kobrowser._browser._browser import Browser
+    from kobrowser._browser._context import BrowserContext
+    from kobrowser._tab._tab import Tab
 
 __all__ = ["BrowserPool", "Endpoint", "Lease", "NoBrowserError"]
 

@@ -54,7 +54,7 @@ from kobrowser.scrape._result import (
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from kobrowser import Browser
+    from kobrowser._browser._browser import Browser
 
 __all__ = ["TEXT_LIMIT", "Extract", "Scraper"]
 
