@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import grimp
 
-FACES = ("kobrowser.cli", "kobrowser.mcp", "kobrowser.agent", "kobrowser.scrape")
+FACES = (
+    "kobrowser.cli",
+    "kobrowser.mcp",
+    "kobrowser.agent",
+    "kobrowser.scrape",
+    "kobrowser.scrapy",
+)
 
 
 def _graph() -> grimp.ImportGraph:
@@ -111,5 +117,6 @@ def test_the_root_holds_only_the_base_and_the_layers() -> None:
         "kobrowser.cli",
         "kobrowser.mcp",
         "kobrowser.scrape",
+        "kobrowser.scrapy",
         "kobrowser.snapshot",
     }
