@@ -12,7 +12,8 @@ subprocess, as scrapy-playwright's tests do. The job file says::
 ``requests`` entry (``follow``: also requests, with the same meta, every
 link of the response); ``direct`` builds the handler alone and calls
 ``download_request`` from a coroutine driven by Twisted (not by an asyncio
-task), then ``close()``. Both write ``out``::
+task), then ``close()`` (an entry with ``"kill_browser_after": true``
+SIGKILLs the handler's Chrome once its request is done). Both write ``out``::
 
     {"records": [{"kind": "response", "request_url", "url", "status", "flags",
                   "body", "snapshot", "followed_from"}
@@ -24,6 +25,8 @@ task), then ``close()``. Both write ``out``::
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -153,7 +156,7 @@ def direct(job: dict[str, Any]) -> dict[str, Any]:
 
     install_reactor(ASYNCIO_REACTOR)
     from scrapy.utils.test import get_crawler
-    from twisted.internet import defer, reactor
+    from twisted.internet import defer, reactor, task
 
     from kobrowser.scrapy import DownloadHandler
 
@@ -161,6 +164,18 @@ def direct(job: dict[str, Any]) -> dict[str, Any]:
     crawler = get_crawler(settings_dict={**BASE_SETTINGS, **job.get("settings", {})})
     handler = DownloadHandler.from_crawler(crawler)
     result: dict[str, Any] = {}
+
+    async def kill_browser() -> None:
+        """SIGKILL the handler's Chrome and wait until the handler saw it go."""
+        browser = handler.pool.browser
+        assert browser is not None and browser.pid is not None
+        result.setdefault("killed_pids", []).append(browser.pid)
+        os.kill(browser.pid, signal.SIGKILL)
+        for _ in range(600):
+            if handler.pool.browser is None:
+                return
+            await task.deferLater(reactor, 0.05)
+        raise AssertionError("the handler did not notice its browser was killed")
 
     async def main() -> None:
         try:
@@ -172,6 +187,8 @@ def direct(job: dict[str, Any]) -> dict[str, Any]:
                     records.append(failure_record(exc, request))
                 else:
                     records.append(response_record(response, None))
+                if entry.get("kill_browser_after"):
+                    await kill_browser()
             browser = handler.pool.browser
             result["browser_pid"] = browser.pid if browser is not None else None
         finally:
@@ -189,7 +206,9 @@ def direct(job: dict[str, Any]) -> dict[str, Any]:
 
     reactor.callLater(0, run)  # on the running asyncio loop
     reactor.run()
-    return {"records": records, "stats": {}, **result}
+    assert crawler.stats is not None
+    stats = {k: v for k, v in crawler.stats.get_stats().items() if k.startswith("kobrowser/")}
+    return {"records": records, "stats": stats, **result}
 
 
 def main() -> None:

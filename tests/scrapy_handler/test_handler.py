@@ -339,19 +339,30 @@ def test_another_reactor_is_a_clear_error(server: PageServer, tmp_path: Path) ->
     assert "TWISTED_REACTOR" in record["message"]
 
 
-def test_driven_by_twisted_coroutines_and_closed_directly(
+def test_driven_by_twisted_coroutines_relaunched_and_closed_directly(
     server: PageServer, tmp_path: Path
 ) -> None:
     server.set_page("/scrapy/direct.html", JS_PAGE)
+    server.set_page("/scrapy/again.html", "<title>Again</title><h1>a new browser</h1>")
+    kob = {"kobrowser": True}
     result = crawl(
         tmp_path,
-        [{"url": server.url("/scrapy/direct.html"), "meta": {"kobrowser": True}}],
+        [
+            {"url": server.url("/scrapy/direct.html"), "meta": kob, "kill_browser_after": True},
+            {"url": server.url("/scrapy/again.html"), "meta": kob},
+        ],
         mode="direct",
     )
-    [record] = result.records
-    assert record["kind"] == "response", record
-    assert '<p id="made">made by script</p>' in record["body"]
-    assert result.result["browser_pid"] is not None
+    first, second = result.records
+    assert first["kind"] == "response", first
+    assert '<p id="made">made by script</p>' in first["body"]
+    # The killed browser is replaced on the next request.
+    assert second["kind"] == "response", second
+    assert "<h1>a new browser</h1>" in second["body"]
+    assert result.stats["kobrowser/browser_count"] == 2
+    [killed] = result.result["killed_pids"]
+    pid = result.result["browser_pid"]
+    assert pid is not None and pid != killed
     assert result.result["closed_pool_browser"] is True
-    assert result.children == []
-    assert not Path(f"/proc/{result.result['browser_pid']}").exists()
+    assert result.children == []  # both Chromes reaped
+    assert not Path(f"/proc/{pid}").exists()
