@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import subprocess
@@ -44,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks._common import load
 from benchmarks.scrape_corpus import corpus, serve
 
 NAME = "scrapy"
@@ -165,7 +165,7 @@ def _job(contender: str, concurrency: int, urls: list[str], warmup: str, chrome:
             )
         )
         time.sleep(PAUSE)
-        load = os.getloadavg()[0]
+        load_average = load()
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         done = subprocess.run(
             [sys.executable, "-m", "benchmarks.bench_scrapy", "--crawl", str(job_path)],
@@ -180,7 +180,9 @@ def _job(contender: str, concurrency: int, urls: list[str], warmup: str, chrome:
             raise RuntimeError(f"{contender} crawl failed:\n{done.stderr[-4000:]}")
         result = json.loads(out.read_text())
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return Job(contender, concurrency, result["seconds"], len(urls), result["ok"], cpu, load)
+    return Job(
+        contender, concurrency, result["seconds"], len(urls), result["ok"], cpu, load_average
+    )
 
 
 def _run(rounds: int, pages: int, concurrency: tuple[int, ...]) -> dict[str, Any]:
