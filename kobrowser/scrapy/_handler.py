@@ -149,7 +149,8 @@ class DownloadHandler:
     async def close(self) -> None:
         """Close the browser (when this is the crawler's last handler) and Scrapy's handler.
 
-        Scrapy calls it when the engine stops. Idempotent.
+        Scrapy calls it when the engine stops. Idempotent. Cancelling the
+        caller leaves the browser's owner task to finish closing it.
         """
         await _in_task(self._close())
 
