@@ -37,29 +37,29 @@ Out-of-process frames are answered by their own session: call
 inside its fetch batch through :class:`ClickableMaps`: one
 ``captureSnapshot`` per session, sent before that session's AX calls (Chrome
 answers one session's calls in order, so the map is in when its frames' AX
-trees arrive and are built). On the CBOR pipe the native codec reads that
-answer itself and hands over only the map (``ClickableMapDecode``;
-``kobrowser/cdp/_cbor.c``, "the clickable map of a captureSnapshot answer"),
-which :func:`clickable_from_snapshot` takes as well: the rule above then has
-two copies, this module's (the reference, and every other transport's) and
-the codec's, held equal by ``tests/cdp/test_cbor_clickable_map.py``.
+trees arrive and are built). The call keeps only what the map reads
+(:data:`CAPTURE_KEEP`, made of the structs below): on the CBOR pipe its
+codec transcodes only those arrays and steps over the rest (text boxes,
+bounds, attributes, node values) unread. The rule above is only here.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
 import msgspec
 
-from kobrowser.cdp import ClickableMapDecode, LeanClickableDecode
+from kobrowser.cdp import Keep
 from kobrowser.snapshot._ax import gc_paused
 
 if TYPE_CHECKING:
     from kobrowser.cdp import BatchCall, CDPSession
 
 __all__ = [
+    "CAPTURE_KEEP",
     "MAX_TEXT_NODES",
     "ClickableIndex",
     "ClickableMaps",
@@ -100,7 +100,7 @@ class _Nodes(msgspec.Struct, gc=False):
 
 class _Layout(msgspec.Struct, gc=False):
     nodeIndex: list[int] = []
-    styles: list[list[int]] = []
+    styles: msgspec.Raw = msgspec.Raw(b"[]")  # list[list[int]], read by _cursors
 
 
 class _Document(msgspec.Struct, gc=False):
@@ -116,13 +116,18 @@ class _Captured(msgspec.Struct, gc=False):
 _DECODER: Final = msgspec.json.Decoder(_Captured)
 
 
-class _Computed(msgspec.Struct, gc=False):
-    clickableMap: list[int]
+def _fields(struct: type[msgspec.Struct], **specs: object) -> dict[str, object]:
+    """The spec of a map read by ``struct``: its fields, as they are unless given."""
+    return {**dict.fromkeys(struct.__struct_fields__), **specs}
 
 
-_COMPUTED: Final = msgspec.json.Decoder(_Computed)
-_COMPUTED_PREFIX: Final = b'{"clickableMap":'
-"""How the CBOR pipe's answer to a :class:`~kobrowser.cdp.ClickableMapDecode` call starts."""
+CAPTURE_KEEP: Final = Keep(
+    _fields(
+        _Captured,
+        documents={"$each": _fields(_Document, nodes=_fields(_Nodes), layout=_fields(_Layout))},
+    )
+)
+"""What the map reads of a ``captureSnapshot`` answer: the fields of the structs above."""
 
 
 async def clickable_nodes(session: CDPSession, *, timeout: float) -> dict[int, int]:
@@ -146,7 +151,9 @@ async def clickable_nodes(session: CDPSession, *, timeout: float) -> dict[int, i
 
     Cancelling the caller abandons the call.
     """
-    raw = await session.send_raw("DOMSnapshot.captureSnapshot", PARAMS, timeout=timeout)
+    raw = await session.send_raw(
+        "DOMSnapshot.captureSnapshot", PARAMS, timeout=timeout, keep=CAPTURE_KEEP
+    )
     return clickable_from_snapshot(raw)
 
 
@@ -184,18 +191,14 @@ class ClickableMaps:
         return self._indexes.get(session)
 
     def call(self, session: CDPSession) -> BatchCall:
-        """The ``DOMSnapshot.captureSnapshot`` batch call of ``session``'s map.
-
-        On the CBOR pipe the codec computes the map itself, unless an index
-        is wanted (:meth:`want_index`), which needs the whole node arrays.
-        """
+        """The ``DOMSnapshot.captureSnapshot`` batch call of ``session``'s map
+        (keeping only :data:`CAPTURE_KEEP` of the answer, where the transport can)."""
         indexed = session in self._indexed
-        lean = LeanClickableDecode if indexed else ClickableMapDecode
         return (
             session,
             "DOMSnapshot.captureSnapshot",
             PARAMS,
-            lean(functools.partial(self._arrived, session, indexed)),
+            CAPTURE_KEEP.decoder(functools.partial(self._arrived, session, indexed)),
         )
 
     def _arrived(self, session: CDPSession, indexed: bool, raw: msgspec.Raw) -> Mapping[int, int]:
@@ -223,22 +226,12 @@ def clickable_from_snapshot(raw: bytes | msgspec.Raw) -> dict[int, int]:
     """The clickable map of a ``DOMSnapshot.captureSnapshot`` result (JSON bytes).
 
     The result must have been taken with ``computedStyles: ["cursor"]`` (see
-    :data:`PARAMS`). It may also be the map the CBOR pipe's codec computed
-    from such a result (the answer to a :class:`~kobrowser.cdp.ClickableMapDecode`
-    call): ``{"clickableMap": [backend, target, ...]}``.
+    :data:`PARAMS`), whole or as :data:`CAPTURE_KEEP` keeps it.
     """
-    if _computed(raw):
-        pairs = iter(_COMPUTED.decode(raw).clickableMap)
-        return dict(zip(pairs, pairs, strict=False))
     # Read in a helper: the decoded answer (arrays with an item per DOM node)
     # is let go when it returns, inside the pause, so no collection walks it.
     with gc_paused():
         return _map_of(_DECODER.decode(raw))
-
-
-def _computed(raw: bytes | msgspec.Raw) -> bool:
-    """Whether ``raw`` is a map the codec computed (not Chrome's answer)."""
-    return bytes(memoryview(raw)[: len(_COMPUTED_PREFIX)]) == _COMPUTED_PREFIX
 
 
 def _map_of(captured: _Captured) -> dict[int, int]:
@@ -251,8 +244,45 @@ def _map_of(captured: _Captured) -> dict[int, int]:
 
 def _markers(strings: list[str]) -> tuple[int, set[int]]:
     """The string index of ``pointer`` (-2: none), and those of the elements never clickable."""
-    pointer = strings.index("pointer") if "pointer" in strings else -2
-    return pointer, {i for i, s in enumerate(strings) if s in _NEVER}
+    try:
+        pointer = strings.index("pointer")
+    except ValueError:
+        pointer = -2
+    never: set[int] = set()
+    for name in _NEVER:  # list.index scans in C: a page has tens of thousands of strings
+        at = -1
+        with contextlib.suppress(ValueError):
+            while True:
+                at = strings.index(name, at + 1)
+                never.add(at)
+    return pointer, never
+
+
+_STYLES: Final = msgspec.json.Decoder(list[list[int]])
+_INTS: Final = msgspec.json.Decoder(list[int])
+
+
+def _cursors(styles: msgspec.Raw) -> list[int]:
+    """Each layout node's cursor: its first style, -1 (none) when it has none.
+
+    ``styles`` is the JSON of ``layout.styles``, an array per layout node of
+    the string indexes of its computed styles: the cursor only (:data:`PARAMS`).
+    Tens of thousands of one-int arrays would cost a list each to decode;
+    read as one array of ints instead (``[]`` as -1, the brackets left out),
+    which is right when that gives one int per entry; else (other styles,
+    other spacing) entry by entry.
+    """
+    data = bytes(styles)
+    if data == b"[]":
+        return []
+    flat = data.replace(b"[]", b"-1").translate(None, b"[]")
+    try:
+        cursors = _INTS.decode(b"[" + flat + b"]")
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        cursors = None
+    if cursors is None or len(cursors) != data.count(b"[") - 1:
+        cursors = [entry[0] if entry else -1 for entry in _STYLES.decode(data)]
+    return cursors
 
 
 class ClickableIndex:
@@ -367,42 +397,29 @@ def _document(
     nodes = document.nodes
     parents = nodes.parentIndex
     types = nodes.nodeType
-    names = nodes.nodeName
     backends = nodes.backendNodeId
     count = len(backends)
     if not count:
         return
-    listeners = set(nodes.isClickable.index) if nodes.isClickable is not None else set()
-    # Cursor string index per node; -1 without a layout box (inherits the parent's).
-    cursor = [-1] * count
-    layout = document.layout
-    for at, styles in zip(layout.nodeIndex, layout.styles, strict=False):
-        if styles and at < count:
-            cursor[at] = styles[0]
-    # Effective cursor (a node without a box takes its parent's) and owner
-    # (node index of the innermost clickable element, -1 for none).
-    effective = [-1] * count
+    if len(parents) < count or len(types) < count:
+        raise msgspec.ValidationError("a document's node arrays differ in length")
+    clickable = _clickable_elements(document, count, pointer, never)
+    for i in clickable:
+        found[backends[i]] = backends[i]
+    # Owner: node index of the innermost clickable element around a node, -1
+    # for none (a text node owns nothing); each text node goes to its owner.
     owner = [-1] * count
     texts: dict[int, list[int]] = {}
-    for i in range(count):
-        parent = parents[i]
-        inherited = effective[parent] if 0 <= parent < i else -1
-        own = cursor[i]
-        effective[i] = own if own != -1 else inherited
+    for i, parent, kind in zip(range(count), parents, types, strict=False):
         up = owner[parent] if 0 <= parent < i else -1
-        kind = types[i]
-        if kind == _ELEMENT:
-            if names[i] not in never and (
-                i in listeners or (own == pointer and inherited != pointer)
-            ):
-                found[backends[i]] = backends[i]
-                owner[i] = i
+        if kind != _TEXT:
+            owner[i] = i if i in clickable else up
+        elif up != -1:
+            members = texts.get(up)
+            if members is None:
+                texts[up] = [i]
             else:
-                owner[i] = up
-        elif kind == _TEXT and up != -1:
-            texts.setdefault(up, []).append(i)
-        else:
-            owner[i] = up
+                members.append(i)
     for element, members in texts.items():
         if len(members) <= MAX_TEXT_NODES:
             target = backends[element]
@@ -410,6 +427,51 @@ def _document(
                 found[backends[i]] = target
     if index is not None:
         _fill(index, parents, types, backends, owner, texts)
+
+
+def _clickable_elements(
+    document: _Document, count: int, pointer: int, never: set[int]
+) -> dict[int, None]:
+    """The node indexes of the document's clickable elements, in node order.
+
+    An element with a listener of its own, or whose cursor is ``pointer`` and
+    its parent's is not (a node without a layout box takes its parent's);
+    never ``<html>`` or ``<body>``. Only those candidates are looked at: the
+    listeners and the nodes whose own cursor is ``pointer``.
+    """
+    nodes = document.nodes
+    parents = nodes.parentIndex
+    types = nodes.nodeType
+    names = nodes.nodeName
+    boxes = document.layout.nodeIndex
+    cursors = _cursors(document.layout.styles)
+    listeners = set(nodes.isClickable.index) if nodes.isClickable is not None else set()
+    candidates = {i for i in listeners if 0 <= i < count}
+    at = -1
+    with contextlib.suppress(ValueError, IndexError):
+        while True:  # list.index scans in C
+            at = cursors.index(pointer, at + 1)
+            if 0 <= boxes[at] < count:
+                candidates.add(boxes[at])
+    own: dict[int, int] | None = None  # node -> its cursor, made when first needed
+    clickable: dict[int, None] = {}
+    for i in sorted(candidates):
+        if types[i] != _ELEMENT or names[i] in never:
+            continue
+        if i not in listeners:
+            # The parent's effective cursor: its own, else its parent's ...
+            if own is None:
+                own = dict(zip(boxes, cursors, strict=False))
+            child, parent, inherited = i, parents[i], -1
+            while 0 <= parent < child:
+                inherited = own.get(parent, -1)
+                if inherited != -1:
+                    break
+                child, parent = parent, parents[parent]
+            if inherited == pointer:
+                continue
+        clickable[i] = None
+    return clickable
 
 
 def _fill(

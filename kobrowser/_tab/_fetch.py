@@ -18,15 +18,15 @@ from __future__ import annotations
 import functools
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
 from kobrowser._exceptions import KoBrowserError, SnapshotTooLargeError
 from kobrowser._tab._scope import resolve_scope
-from kobrowser.cdp import LeanAXDecode
+from kobrowser.cdp import Keep, KeptDecode
 from kobrowser.cdp._calls import unexpected_answer
-from kobrowser.snapshot._ax import AXNode, decode_snapshot_nodes
+from kobrowser.snapshot._ax import FLAT_AX_KEEP, AXNode, decode_snapshot_nodes
 from kobrowser.snapshot._tree import FrameAX, prebuild_frame
 
 if TYPE_CHECKING:
@@ -124,6 +124,8 @@ class FetchedFrames(msgspec.Struct):
 
 
 _AX = "Accessibility.getFullAXTree"
+_FLAT_AX: Final = Keep(FLAT_AX_KEEP)
+"""What the snapshot reads of an AX tree (flat where the transport projects answers)."""
 
 
 def _frame_tree(raw: msgspec.Raw) -> _FrameTreeNode:
@@ -147,19 +149,19 @@ def _ax_frame(
 
 def _child_ax(session: CDPSession, frame_id: str, clickable: ClickableMaps | None) -> BatchCall:
     """The AX tree call of a same-process child frame (built as it arrives)."""
-    decode = LeanAXDecode(functools.partial(_ax_frame, frame_id, session, clickable))
+    decode = _FLAT_AX.decoder(functools.partial(_ax_frame, frame_id, session, clickable))
     return (session, _AX, {"frameId": frame_id}, decode)
 
 
-_LEAN_AX_LATER = LeanAXDecode(_undecoded)
+_FLAT_AX_LATER = _FLAT_AX.decoder(_undecoded)
 
 
 class AXBudget:
     """The bytes of AX data one snapshot may read (None: no limit).
 
     Each AX tree's answer is counted before it is decoded (as the JSON the
-    decoder gets: on the CBOR pipe a lean answer, see
-    :class:`~kobrowser.cdp.LeanAXDecode`); past the limit
+    decoder gets: on the CBOR pipe a flat answer, see
+    :data:`~kobrowser.snapshot._ax.FLAT_AX_KEEP`); past the limit
     the rest are not decoded and the snapshot fails with
     :class:`~kobrowser.SnapshotTooLargeError` naming the limit.
     """
@@ -181,8 +183,8 @@ class AXBudget:
 
     def _counted(self, decode: Decode | None) -> Decode:
         counted = self._count(decode)
-        # Still answered lean (the count is of the JSON decoded).
-        return LeanAXDecode(counted) if decode.__class__ is LeanAXDecode else counted
+        # Still answered flat (the count is of the JSON decoded).
+        return decode.keep.decoder(counted) if type(decode) is KeptDecode else counted
 
     def _count(self, decode: Decode | None) -> Decode:
         def counted(raw: msgspec.Raw) -> Any:
@@ -319,9 +321,9 @@ async def _fetch(
         # The top document is built with everything; a child frame's
         # content is built as soon as it arrives (prebuild_frame).
         own_decode = (
-            _LEAN_AX_LATER
+            _FLAT_AX_LATER
             if own_id is None
-            else LeanAXDecode(functools.partial(_ax_frame, own_id, session, clickable))
+            else _FLAT_AX.decoder(functools.partial(_ax_frame, own_id, session, clickable))
         )
         if session in known:
             asked[None] = -1  # a mirror's nodes (see below)

@@ -5,8 +5,9 @@ groups the calls of one :meth:`Connection.call_many` and wakes its caller
 once, when all are done. On asyncio both wake through a bare future (far
 cheaper than ``anyio.Event``) and fail at their deadline from a loop timer
 (:func:`expire_call`), which never cancels the task; on other backends
-through an ``anyio.Event``. Also the decoder types of ``call_many``
-(:data:`Decode`, :class:`LeanAXDecode`, :data:`BatchCall`).
+through an ``anyio.Event``. Also the decoder type of ``call_many``
+(:data:`Decode`). Nothing here imports the session or the connection: a
+call keeps its session only to be found by it.
 """
 
 from __future__ import annotations
@@ -19,20 +20,8 @@ import anyio
 import msgspec
 
 from kobrowser._exceptions import CDPTimeoutError, KoBrowserError
-from kobrowser.cdp._session import CDPSession
 
-__all__ = [
-    "EMPTY",
-    "Batch",
-    "BatchCall",
-    "Call",
-    "ClickableMapDecode",
-    "Decode",
-    "LeanAXDecode",
-    "LeanClickableDecode",
-    "expire_call",
-    "unexpected_answer",
-]
+__all__ = ["EMPTY", "Batch", "Call", "Decode", "expire_call", "unexpected_answer"]
 
 EMPTY = msgspec.Raw(b"{}")
 
@@ -44,68 +33,6 @@ def unexpected_answer(method: str, exc: Exception) -> KoBrowserError:
 
 Decode = Callable[[msgspec.Raw], Any]
 """Turns a call's raw result into what :meth:`Connection.call_many` returns for it."""
-BatchCall = tuple[CDPSession, str, "dict[str, Any] | None", "Decode | None"]
-"""One call of :meth:`Connection.call_many`: session, method, params, decoder."""
-
-
-class _LeanDecode:
-    """A decoder that marks its call for a lean answer; the subclass says which."""
-
-    __slots__ = ("decode",)
-
-    def __init__(self, decode: Decode) -> None:
-        self.decode = decode
-
-    def __call__(self, raw: msgspec.Raw) -> Any:
-        return self.decode(raw)
-
-
-class LeanAXDecode(_LeanDecode):
-    """A :meth:`Connection.call_many` decoder of an ``Accessibility.getFullAXTree``
-    result that reads only what :mod:`kobrowser.snapshot`'s walk reads.
-
-    Marks the call so that a transport that can (the CBOR pipe, see
-    ``to_json`` in ``_cbor.c``) hands it a lean result, ``{"flatNodes":
-    [...]}``: each node without the keys the walk never reads
-    (``sources``, ``chromeRole``, ``parentId`` ...), its role, name and
-    value flat (the ``AXValue``'s ``value`` itself), only the properties the
-    walk reads (as ``[name, value]``), and a shown text piece without its
-    children; shown inline text boxes are left out. The snapshot's decode
-    (``decode_snapshot_nodes``) reads either form, and the walk builds the
-    same tree from both; on other transports the decoder simply gets the
-    whole result.
-    """
-
-    __slots__ = ()
-
-
-class LeanClickableDecode(_LeanDecode):
-    """A :meth:`Connection.call_many` decoder of a ``DOMSnapshot.captureSnapshot``
-    result taken for the clickable map (``kobrowser._tab._clickable``).
-
-    Marks the call so that the CBOR pipe hands it a lean result: each
-    document keeps only its nodes and layout, and those only the arrays the
-    clickable map reads (``CLICKABLE_*_KEYS`` in ``_cbor.c``); the text
-    boxes, bounds, attributes and node values are left out unread. Decoded
-    with the clickable map's structs, a lean result and a whole one are
-    equal; on other transports the decoder gets the whole result.
-    """
-
-    __slots__ = ()
-
-
-class ClickableMapDecode(_LeanDecode):
-    """A :meth:`Connection.call_many` decoder of a ``DOMSnapshot.captureSnapshot``
-    result taken for the clickable map, that needs only the map itself.
-
-    Marks the call so that the CBOR pipe hands it, instead of the answer,
-    the clickable map the native codec computes from it (``clickable_map``
-    in ``_cbor.c``): ``{"clickableMap":[backend, target, ...]}``. On other
-    transports the decoder gets the whole result and must compute the map
-    itself (``kobrowser._tab._clickable.clickable_from_snapshot`` takes either).
-    """
-
-    __slots__ = ()
 
 
 class Call:
@@ -127,7 +54,7 @@ class Call:
     def __init__(
         self,
         method: str,
-        session: CDPSession,
+        session: object,
         future: asyncio.Future[None] | None,
         batch: Batch | None = None,
         decoder: Decode | None = None,

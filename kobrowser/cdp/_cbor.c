@@ -16,48 +16,16 @@
  *       raises CBORError(message, offset, call_id): offset is the byte where
  *       reading failed, call_id the top-level "id" when it was read before.
  *
- *   to_json(buffer, lean) -> bytes
+ *   to_json(buffer, keeps) -> bytes
  *       The same, but when the message's top-level "id" (read before its
- *       "result") is in the set ``lean``, the id is taken out of the set and
- *       the result is transcoded as a lean Accessibility.getFullAXTree
- *       answer for the snapshot walk (kobrowser/snapshot/_ax.py,
- *       FlatAXNode): its "nodes" are written as "flatNodes", and in each node
- *       map the keys the walk never reads (LEAN_NODE_DROP) are left out; its
- *       role, name and value (AXValue maps) are written flat, as their
- *       "value" alone (null when none); its properties as [name, value]
- *       pairs (the value flat), only those named in LEAN_PROPERTIES (a
- *       module attribute: the properties the walk reads). A dropped value
- *       is stepped over, not written: its lengths, nesting and tags are
- *       checked as the transcoder checks them, its text is not decoded, and
- *       one held in an envelope goes unread (its length is still checked).
- *       Also left out: every node after the first (the
- *       root) that says "ignored": false and then has the role InlineTextBox
- *       (the snapshot never prints such a node nor anything below it; the
- *       rest of the node after its role is stepped over the same way), and
- *       the "childIds" of a node that says "ignored": false and then has the
- *       role StaticText (the walk never reads a text piece's children). A
- *       role, name or value that is neither a map nor null, properties that
- *       are not an array of maps each with a string "name" and a "value"
- *       (and, for a property kept, a map or null) fail the call (CBORError
- *       naming the offset), as the decoder would refuse them.
+ *       "result") is a key of the dict ``keeps``, that entry is taken out
+ *       and its value, a projection made by compile(), says what of the
+ *       result is written (see "projections" below).
  *
- *   to_json(buffer, lean, lean_clickable) -> bytes
- *       Also: when the top-level "id" is in the set ``lean_clickable``, it
- *       is taken out and the result is transcoded as a lean
- *       DOMSnapshot.captureSnapshot answer for the clickable map: each
- *       document map (result.documents[i]) keeps only CLICKABLE_DOCUMENT_KEYS
- *       and the maps inside it (its nodes, layout ...) only
- *       CLICKABLE_SECTION_KEYS. The rest (text boxes, bounds as doubles,
- *       attributes, node values) is stepped over, as above. Both tuples are
- *       module attributes, so a test can hold them against the decoder's
- *       structs (kobrowser/_tab/_clickable.py).
- *
- *   to_json(buffer, lean, lean_clickable, clickable_map) -> bytes
- *       Also: when the top-level "id" is in the set ``clickable_map``, it is
- *       taken out and the result is not transcoded but read as a
- *       DOMSnapshot.captureSnapshot answer, and written as the clickable map
- *       it gives: {"clickableMap":[backend, target, ...]} (see "the
- *       clickable map of a captureSnapshot answer" below).
+ *   compile(shape) -> projection
+ *       A projection (an opaque capsule) of the normalized shape that
+ *       kobrowser/cdp/_keep.py makes of a caller's spec. Compiled once, used
+ *       for any number of answers.
  *
  *   encode_call(id, method, params, session_id) -> bytes
  *   encode(value) -> bytes
@@ -67,10 +35,14 @@
  *       ``default`` hook set with set_default() (kobrowser sets one that
  *       turns msgspec objects into builtins).
  *
- * The decoder never reads past the buffer, never recurses deeper than
+ * The codec knows nothing of CDP's domains: a projection is data. The
+ * decoder never reads past the buffer, never recurses deeper than
  * MAX_DEPTH, and checks every length against what is left before using it.
+ * Module state (the exception class, the default hook) lives in the module
+ * object (PEP 489 multi-phase initialisation); nothing is global. It builds
+ * against the limited API (Py_LIMITED_API 3.11) as well: the output buffer
+ * is then copied into its bytes object once at the end instead of resized.
  */
-#define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
 #include <stdarg.h>
@@ -81,24 +53,42 @@
 
 #define MAX_DEPTH 1000
 
-static PyObject *CBORError;
-static PyObject *default_hook;
+typedef struct {
+    PyObject *cbor_error;   /* the module's CBORError class */
+    PyObject *default_hook; /* set_default()'s hook, or NULL */
+} State;
+
+static inline State *state_of(PyObject *module) { return (State *)PyModule_GetState(module); }
 
 /* ------------------------------------------------------------------ */
-/* output buffer: a bytes object grown in place                        */
+/* output buffer                                                       */
+/*
+ * Full API: a bytes object grown in place and shrunk to size at the end.
+ * Limited API: a PyMem buffer, copied into a bytes object at the end.
+ */
 
 typedef struct {
+#ifndef Py_LIMITED_API
     PyObject *bytes; /* the result being written */
-    char *data;      /* PyBytes_AS_STRING(bytes) */
+#endif
+    char *data;
     Py_ssize_t len;
     Py_ssize_t cap;
 } Out;
 
 static int out_init(Out *o, Py_ssize_t cap) {
     if (cap < 64) cap = 64;
+#ifndef Py_LIMITED_API
     o->bytes = PyBytes_FromStringAndSize(NULL, cap);
     if (o->bytes == NULL) return -1;
     o->data = PyBytes_AS_STRING(o->bytes);
+#else
+    o->data = PyMem_Malloc((size_t)cap);
+    if (o->data == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+#endif
     o->len = 0;
     o->cap = cap;
     return 0;
@@ -113,8 +103,17 @@ static int out_grow(Out *o, Py_ssize_t need) {
         }
         cap *= 2;
     }
+#ifndef Py_LIMITED_API
     if (_PyBytes_Resize(&o->bytes, cap) < 0) return -1;
     o->data = PyBytes_AS_STRING(o->bytes);
+#else
+    char *data = PyMem_Realloc(o->data, (size_t)cap);
+    if (data == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    o->data = data;
+#endif
     o->cap = cap;
     return 0;
 }
@@ -123,14 +122,30 @@ static int out_grow(Out *o, Py_ssize_t need) {
     do { if ((o)->cap - (o)->len < (Py_ssize_t)(n) && out_grow((o), (n)) < 0) return -1; } while (0)
 
 static PyObject *out_finish(Out *o) {
+#ifndef Py_LIMITED_API
     if (_PyBytes_Resize(&o->bytes, o->len) < 0) return NULL;
     return o->bytes;
+#else
+    PyObject *bytes = PyBytes_FromStringAndSize(o->data, o->len);
+    PyMem_Free(o->data);
+    o->data = NULL;
+    return bytes;
+#endif
 }
 
-static void out_drop(Out *o) { Py_CLEAR(o->bytes); }
+static void out_drop(Out *o) {
+#ifndef Py_LIMITED_API
+    Py_CLEAR(o->bytes);
+#else
+    PyMem_Free(o->data);
+    o->data = NULL;
+#endif
+}
 
 /* ------------------------------------------------------------------ */
 /* decoder state                                                       */
+
+typedef struct Shape Shape;
 
 typedef struct {
     const uint8_t *buf;
@@ -140,15 +155,8 @@ typedef struct {
     int depth;
     int have_id;
     long long call_id;
-    PyObject *lean;       /* set of call ids answered lean (AX trees), or NULL */
-    PyObject *lean_click; /* set of call ids answered lean (clickable maps), or NULL */
-    PyObject *click_map;  /* set of call ids answered with the clickable map itself, or NULL */
-    int lean_depth;       /* depth of the lean result map; 0: not lean */
-    int lean_kind;        /* 1: a lean AX tree, 2: a lean clickable map */
-    int node_shown;       /* the lean AX node being read said "ignored": false */
-    int drop_node;        /* ... and then its role was InlineTextBox: leave it out */
-    int text_node;        /* ... or StaticText: its "childIds" are left out */
-    int may_drop;         /* the node being read is not the first of "nodes" */
+    PyObject *keeps; /* call id -> projection (a dict), or NULL */
+    State *st;
 } Dec;
 
 static int fail(Dec *d, Py_ssize_t offset, const char *fmt, ...) {
@@ -162,9 +170,9 @@ static int fail(Dec *d, Py_ssize_t offset, const char *fmt, ...) {
     snprintf(text + n, sizeof text - n, " at byte offset %zd", offset);
     PyObject *id = d->have_id ? PyLong_FromLongLong(d->call_id) : Py_NewRef(Py_None);
     if (id == NULL) return -1;
-    PyObject *exc = PyObject_CallFunction(CBORError, "snN", text, offset, id);
+    PyObject *exc = PyObject_CallFunction(d->st->cbor_error, "snN", text, offset, id);
     if (exc != NULL) {
-        PyErr_SetObject(CBORError, exc);
+        PyErr_SetObject(d->st->cbor_error, exc);
         Py_DECREF(exc);
     }
     return -1;
@@ -214,12 +222,8 @@ static int take_length(Dec *d, Py_ssize_t head, uint64_t arg, Py_ssize_t *len) {
 
 static const char HEX[] = "0123456789abcdef";
 
-/* 1 for bytes that cannot be copied as they are into a JSON string. */
-static uint8_t NEEDS_CARE[256];
-
-static void init_tables(void) {
-    for (int i = 0; i < 256; i++) NEEDS_CARE[i] = (i < 0x20 || i == '"' || i == '\\' || i >= 0x80);
-}
+/* Whether a byte cannot be copied as it is into a JSON string. */
+static inline int needs_care(uint32_t c) { return c < 0x20 || c == '"' || c == '\\' || c >= 0x80; }
 
 static inline void put_escape(Out *o, uint32_t c) {
     char *p = o->data + o->len;
@@ -281,7 +285,7 @@ static int put_text(Dec *d, Py_ssize_t at, const uint8_t *s, Py_ssize_t n) {
         }
         if (i >= n) break;
         uint8_t c = s[i];
-        if (!NEEDS_CARE[c]) {
+        if (!needs_care(c)) {
             *p++ = (char)c;
             i++;
         } else if (c < 0x80) {
@@ -314,7 +318,7 @@ static int put_utf16(Dec *d, Py_ssize_t at, const uint8_t *s, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < units; i++) {
         uint32_t c = (uint32_t)s[2 * i] | ((uint32_t)s[2 * i + 1] << 8);
         if (c < 0x80) {
-            if (NEEDS_CARE[c]) {
+            if (needs_care(c)) {
                 o->len = p - o->data;
                 put_escape(o, c);
                 p = o->data + o->len;
@@ -431,7 +435,7 @@ static double half_to_double(uint16_t h) {
     return (h & 0x8000) ? -val : val;
 }
 
-/* --- the transcoder ----------------------------------------------- */
+/* --- reading items ------------------------------------------------ */
 
 static int item(Dec *d);
 
@@ -451,7 +455,8 @@ static int string_item(Dec *d, const char *what, int *major, const uint8_t **s, 
 
 #define NOT_A_KEY "malformed CBOR: a map key that is not a string"
 
-/* A map key: a text string or a UTF-16 byte string. */
+/* A map key, written: a text string or a UTF-16 byte string. *text is its
+ * UTF-8 bytes (NULL when it was UTF-16). */
 static int key(Dec *d, const uint8_t **text, Py_ssize_t *text_len) {
     Py_ssize_t head = d->pos;
     int major;
@@ -459,46 +464,6 @@ static int key(Dec *d, const uint8_t **text, Py_ssize_t *text_len) {
     if (string_item(d, NOT_A_KEY, &major, &s, text_len) < 0) return -1;
     *text = major == 3 ? s : NULL;
     return major == 3 ? put_text(d, head, s, *text_len) : put_utf16(d, head, s, *text_len);
-}
-
-/* The properties a lean getFullAXTree answer keeps: the ones the snapshot
- * walk reads (kobrowser/snapshot/_states.py, read_props). */
-static const char *const LEAN_PROPERTIES[] = {"focused", "disabled", "checked", "pressed", "expanded",
-    "selected", "required", "readonly", "multiline", "editable", "focusable", NULL};
-
-/* Keys of a node map of a lean getFullAXTree answer that no decoder reads. */
-static const char *const LEAN_NODE_DROP[] = {"sources", "chromeRole", "parentId", "ignoredReasons",
-                                             "frameId", "description", NULL};
-
-/* Keys a lean clickable map keeps: in a document, and in a map inside one
- * (the fields of _Document, _Nodes and _Layout in kobrowser/_tab/_clickable.py). */
-static const char *const CLICKABLE_DOCUMENT_KEYS[] = {"nodes", "layout", NULL};
-static const char *const CLICKABLE_SECTION_KEYS[] = {"parentIndex", "nodeType", "nodeName",
-    "backendNodeId", "isClickable", "shadowRootType", "nodeIndex", "styles", NULL};
-
-/* Whether a UTF-8 key (NULL: a UTF-16 one) is the ASCII `want`. Inline, so
- * that the length of a literal `want` is known when compiling (the key
- * comparisons are a large part of a lean answer's time). */
-static inline int is_key(const uint8_t *name, Py_ssize_t len, const char *want) {
-    return name != NULL && (Py_ssize_t)strlen(want) == len && memcmp(name, want, (size_t)len) == 0;
-}
-
-static int listed(const char *const *keys, const uint8_t *name, Py_ssize_t len) {
-    if (name == NULL || len == 0) return 0;
-    for (const char *const *k = keys; *k != NULL; k++) /* the first byte before the length */
-        if ((uint8_t)(*k)[0] == name[0] && is_key(name, len, *k)) return 1;
-    return 0;
-}
-
-/* Whether a lean answer drops key ``name``: lean 1 in an AX node (whose
- * role, name and value maps put_flat_value reads), 2 in a captureSnapshot
- * document, 3 in a map inside one. */
-static int lean_drops(int lean, const uint8_t *name, Py_ssize_t len) {
-    switch (lean) {
-    case 1: return listed(LEAN_NODE_DROP, name, len);
-    case 2: return !listed(CLICKABLE_DOCUMENT_KEYS, name, len);
-    default: return !listed(CLICKABLE_SECTION_KEYS, name, len);
-    }
 }
 
 /* Enter an envelope (tag 24 on a byte string): returns 1 with the reading
@@ -520,15 +485,6 @@ static int enter_envelope(Dec *d, Py_ssize_t *end) {
     return 1;
 }
 
-/* Step over an enveloped item without reading inside it. Returns 1 when
- * stepped over, 0 when the item is not enveloped (nothing read), -1 on error. */
-static int skip_enveloped(Dec *d) {
-    Py_ssize_t end = 0;
-    int r = enter_envelope(d, &end);
-    if (r == 1) d->pos = end;
-    return r;
-}
-
 /* The checks of a map or array head just read (its `count` items, unless
  * indefinite): one level deeper, at most MAX_DEPTH, and no more items
  * declared than bytes left. The caller's close undoes the depth. */
@@ -540,90 +496,6 @@ static int enter_container(Dec *d, Py_ssize_t head, int is_map, int indefinite, 
     return 0;
 }
 
-/* Whether the answer's call id is in a lean set (taking it out): 1 for the
- * AX trees' set, 2 for the lean clickable answers', 3 for the clickable
- * maps', 0 for none, -1 on error. */
-static int lean_kind_of(Dec *d) {
-    PyObject *sets[3] = {d->lean, d->lean_click, d->click_map};
-    for (int k = 0; k < 3; k++) {
-        if (sets[k] == NULL || PySet_GET_SIZE(sets[k]) == 0) continue;
-        PyObject *id = PyLong_FromLongLong(d->call_id);
-        if (id == NULL) return -1;
-        int found = PySet_Discard(sets[k], id);
-        Py_DECREF(id);
-        if (found != 0) return found < 0 ? -1 : k + 1;
-    }
-    return 0;
-}
-
-/* What the JSON just written for a lean AX node's key ``name`` tells: once
- * "ignored" is false (node_shown), a role (flat: the JSON string) that names
- * an InlineTextBox leaves the node out whole (after the root): the snapshot
- * never prints it, nor anything below it; a role StaticText leaves out its
- * "childIds": the walk never reads a text piece's children
- * (kobrowser/snapshot/_roles.py and _tree.py). An ignored node's children are
- * walked, so it stays whole, whatever its role. */
-static void note_node_key(Dec *d, const uint8_t *name, Py_ssize_t name_len, const char *json,
-                          Py_ssize_t len) {
-    if (is_key(name, name_len, "ignored")) {
-        d->node_shown = len == 5 && memcmp(json, "false", 5) == 0;
-    } else if (is_key(name, name_len, "role") && d->node_shown) {
-        if (d->may_drop && len == 15 && memcmp(json, "\"InlineTextBox\"", 15) == 0) d->drop_node = 1;
-        else if (len == 12 && memcmp(json, "\"StaticText\"", 12) == 0) d->text_node = 1;
-    }
-}
-
-/* ------------------------------------------------------------------ */
-/* the clickable map of a captureSnapshot answer, computed here        */
-/*
- * A result whose call id is in the set ``clickable_map`` is not transcoded:
- * it is read as a DOMSnapshot.captureSnapshot answer taken with the cursor
- * as its only computed style (kobrowser/_tab/_clickable.py, PARAMS), and written
- * as {"clickableMap":[backend, target, backend, target, ...]}: the pairs of
- * the clickable map, in the order kobrowser/_tab/_clickable.py's _document
- * inserts them (every document in turn: its clickable elements in node
- * order, then the text nodes of each element in the order the elements
- * first own one). Only nodes.parentIndex, nodeType, nodeName,
- * backendNodeId, isClickable.index, layout.nodeIndex, layout.styles and the
- * strings are read; the rest is stepped over. An answer of another shape
- * fails the call (CBORError naming the offset), as the decoder would.
- */
-
-/* kobrowser/_tab/_clickable.py's MAX_TEXT_NODES (a module attribute, held equal by the tests). */
-#define CLICKABLE_MAX_TEXT_NODES 32
-
-typedef struct {
-    int64_t *v;
-    Py_ssize_t n, cap;
-} Ints;
-
-static void ints_free(Ints *a) {
-    PyMem_Free(a->v);
-    a->v = NULL;
-    a->n = a->cap = 0;
-}
-
-static int ints_push(Ints *a, int64_t x) {
-    if (a->n == a->cap) {
-        Py_ssize_t cap = a->cap ? a->cap * 2 : 64;
-        int64_t *v = PyMem_Realloc(a->v, (size_t)cap * sizeof *v);
-        if (v == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        a->v = v;
-        a->cap = cap;
-    }
-    a->v[a->n++] = x;
-    return 0;
-}
-
-enum { F_PARENT, F_TYPE, F_NAME, F_BACKEND, F_LISTENER, F_AT, F_CURSOR, F_COUNT };
-
-typedef struct {
-    Ints f[F_COUNT];
-} MapDoc;
-
 /* A map or an array being read: its envelope (if any) bounds what is read. */
 typedef struct {
     Py_ssize_t outer_size, end;
@@ -631,8 +503,8 @@ typedef struct {
     uint64_t count, n;
 } Scope;
 
-/* Open a map (major 5) or an array (4) of the `answer`'s `what`. */
-static int open_scope_of(Dec *d, Scope *s, int major_wanted, const char *answer, const char *what) {
+/* Open a map (major 5) or an array (4), the value at `path` of a projection. */
+static int open_scope(Dec *d, Scope *s, int major_wanted, const char *path) {
     s->enveloped = enter_envelope(d, &s->end);
     if (s->enveloped < 0) return -1;
     if (s->enveloped) { /* the item may not read past its envelope */
@@ -645,17 +517,13 @@ static int open_scope_of(Dec *d, Scope *s, int major_wanted, const char *answer,
     int r = read_head(d, &major, &arg);
     if (r < 0) return -1;
     if (major != major_wanted)
-        return fail(d, head, "unexpected %s answer: %s is not a%s", answer, what,
+        return fail(d, head, "unexpected answer: %s is not a%s", path,
                     major_wanted == 5 ? " map" : "n array");
     if (enter_container(d, head, major == 5, r == 1, arg) < 0) return -1;
     s->indefinite = r == 1;
     s->count = arg;
     s->n = 0;
     return 0;
-}
-
-static int open_scope(Dec *d, Scope *s, int major_wanted, const char *what) {
-    return open_scope_of(d, s, major_wanted, "captureSnapshot", what);
 }
 
 /* 1: another entry follows, 0: the end (consumed), -1: error. */
@@ -684,10 +552,17 @@ static int close_scope(Dec *d, Scope *s) {
     return 0;
 }
 
-/* Step over one item of any kind (checked as the transcoder checks it). */
+/* Step over one item of any kind, unwritten: its lengths, nesting and tags
+ * are checked as the transcoder checks them, its text is not decoded, and
+ * one held in an envelope goes unread (its length is still checked). */
 static int skip_item(Dec *d) {
-    int skipped = skip_enveloped(d);
-    if (skipped != 0) return skipped < 0 ? -1 : 0;
+    Py_ssize_t end = 0;
+    int enveloped = enter_envelope(d, &end);
+    if (enveloped < 0) return -1;
+    if (enveloped) {
+        d->pos = end;
+        return 0;
+    }
     Py_ssize_t head = d->pos;
     int major;
     uint64_t arg;
@@ -730,471 +605,561 @@ static int skip_item(Dec *d) {
     return fail(d, head, "malformed CBOR: indefinite length on major type %d", major);
 }
 
-/* A map key: its text (NULL when a UTF-16 string, which no key read here is). */
-static int skim_key(Dec *d, const uint8_t **name, Py_ssize_t *len) {
-    int major;
-    const uint8_t *s;
-    if (string_item(d, NOT_A_KEY, &major, &s, len) < 0) return -1;
-    *name = major == 3 ? s : NULL;
-    return 0;
-}
-
-/* The next entry of a map being read: 1 with its key read (see skim_key),
- * 0 at the end, -1 on error. */
-static int next_key(Dec *d, Scope *s, const uint8_t **name, Py_ssize_t *len) {
-    int more = scope_next(d, s);
-    if (more <= 0) return more;
-    return skim_key(d, name, len) < 0 ? -1 : 1;
-}
-
-static int read_int(Dec *d, int64_t *x) {
-    Py_ssize_t head = d->pos;
-    int major;
-    uint64_t arg;
-    int r = read_head(d, &major, &arg);
-    if (r < 0) return -1;
-    if (r == 1 || major > 1 || arg > (uint64_t)INT64_MAX)
-        return fail(d, head, "unexpected captureSnapshot answer: an entry that is not an integer");
-    *x = major == 0 ? (int64_t)arg : -1 - (int64_t)arg;
-    return 0;
-}
-
-static int read_ints(Dec *d, Ints *out, const char *what) {
-    Scope s;
-    if (open_scope(d, &s, 4, what) < 0) return -1;
-    out->n = 0; /* a key given twice: the last one counts, as in the decoder */
+/* Step over the rest of a map's (or an array's) entries: 0 at its end, -1 on error. */
+static int skip_entries(Dec *d, Scope *s, int is_map) {
     int more;
-    while ((more = scope_next(d, &s)) > 0) {
-        int64_t x;
-        if (read_int(d, &x) < 0 || ints_push(out, x) < 0) return -1;
-    }
-    return more < 0 ? -1 : close_scope(d, &s);
-}
-
-/* isClickable: {"index": [...], ...}. */
-static int read_rare(Dec *d, Ints *out) {
-    if (d->pos < d->size && d->buf[d->pos] == 0xf6) { /* null: none */
-        d->pos++;
-        out->n = 0;
-        return 0;
-    }
-    Scope s;
-    if (open_scope(d, &s, 5, "nodes.isClickable") < 0) return -1;
-    out->n = 0;
-    const uint8_t *name;
-    Py_ssize_t len;
-    int more;
-    while ((more = next_key(d, &s, &name, &len)) > 0)
-        if (is_key(name, len, "index") ? read_ints(d, out, "isClickable.index") < 0 : skip_item(d) < 0)
-            return -1;
-    return more < 0 ? -1 : close_scope(d, &s);
-}
-
-/* layout.styles: one array per layout node; its first entry is the cursor. */
-static int read_styles(Dec *d, Ints *out) {
-    Scope s;
-    if (open_scope(d, &s, 4, "layout.styles") < 0) return -1;
-    out->n = 0;
-    int more;
-    while ((more = scope_next(d, &s)) > 0) {
-        Scope inner;
-        if (open_scope(d, &inner, 4, "an entry of layout.styles") < 0) return -1;
-        int64_t first = INT64_MIN; /* none: no styles */
-        int again;
-        while ((again = scope_next(d, &inner)) > 0) {
-            int64_t x;
-            if (read_int(d, &x) < 0) return -1;
-            if (first == INT64_MIN) first = x;
-        }
-        if (again < 0 || close_scope(d, &inner) < 0 || ints_push(out, first) < 0) return -1;
-    }
-    return more < 0 ? -1 : close_scope(d, &s);
-}
-
-static int read_section(Dec *d, MapDoc *doc, int layout) {
-    Scope s;
-    if (open_scope(d, &s, 5, layout ? "a document's layout" : "a document's nodes") < 0) return -1;
-    const uint8_t *name;
-    Py_ssize_t len;
-    int more;
-    while ((more = next_key(d, &s, &name, &len)) > 0) {
-        int rc;
-        if (layout && is_key(name, len, "nodeIndex")) rc = read_ints(d, &doc->f[F_AT], "layout.nodeIndex");
-        else if (layout && is_key(name, len, "styles")) rc = read_styles(d, &doc->f[F_CURSOR]);
-        else if (!layout && is_key(name, len, "parentIndex")) rc = read_ints(d, &doc->f[F_PARENT], "nodes.parentIndex");
-        else if (!layout && is_key(name, len, "nodeType")) rc = read_ints(d, &doc->f[F_TYPE], "nodes.nodeType");
-        else if (!layout && is_key(name, len, "nodeName")) rc = read_ints(d, &doc->f[F_NAME], "nodes.nodeName");
-        else if (!layout && is_key(name, len, "backendNodeId")) rc = read_ints(d, &doc->f[F_BACKEND], "nodes.backendNodeId");
-        else if (!layout && is_key(name, len, "isClickable")) rc = read_rare(d, &doc->f[F_LISTENER]);
-        else rc = skip_item(d);
-        if (rc < 0) return -1;
-    }
-    return more < 0 ? -1 : close_scope(d, &s);
-}
-
-typedef struct {
-    MapDoc *docs;
-    Py_ssize_t n_docs;
-    int have_nodes_all; /* every document had "nodes" and "layout" */
-    Ints never;         /* per string index: 1 for "HTML" and "BODY" */
-    int64_t pointer;    /* string index of "pointer"; -2: none */
-} MapAnswer;
-
-static void answer_free(MapAnswer *a) {
-    for (Py_ssize_t i = 0; i < a->n_docs; i++)
-        for (int k = 0; k < F_COUNT; k++) ints_free(&a->docs[i].f[k]);
-    PyMem_Free(a->docs);
-    a->docs = NULL;
-    a->n_docs = 0;
-    ints_free(&a->never);
-}
-
-static int read_documents(Dec *d, MapAnswer *a) {
-    Scope s;
-    if (open_scope(d, &s, 4, "documents") < 0) return -1;
-    for (Py_ssize_t i = 0; i < a->n_docs; i++) /* a second "documents": the last counts */
-        for (int k = 0; k < F_COUNT; k++) ints_free(&a->docs[i].f[k]);
-    a->n_docs = 0;
-    a->have_nodes_all = 1;
-    Py_ssize_t cap = 0;
-    int more;
-    while ((more = scope_next(d, &s)) > 0) {
-        if (a->n_docs == cap) {
-            Py_ssize_t grown = cap ? cap * 2 : 4;
-            MapDoc *docs = PyMem_Realloc(a->docs, (size_t)grown * sizeof *docs);
-            if (docs == NULL) {
-                PyErr_NoMemory();
-                return -1;
-            }
-            a->docs = docs;
-            cap = grown;
-        }
-        MapDoc *doc = &a->docs[a->n_docs++];
-        memset(doc, 0, sizeof *doc);
-        Scope ds;
-        if (open_scope(d, &ds, 5, "a document") < 0) return -1;
-        int seen = 0, again;
+    while ((more = scope_next(d, s)) > 0) {
+        int major;
         const uint8_t *name;
         Py_ssize_t len;
-        while ((again = next_key(d, &ds, &name, &len)) > 0) {
-            int rc;
-            if (is_key(name, len, "nodes")) {
-                seen |= 1;
-                rc = read_section(d, doc, 0);
-            } else if (is_key(name, len, "layout")) {
-                seen |= 2;
-                rc = read_section(d, doc, 1);
-            } else {
-                rc = skip_item(d);
-            }
-            if (rc < 0) return -1;
-        }
-        if (seen != 3) a->have_nodes_all = 0;
-        if (again < 0 || close_scope(d, &ds) < 0) return -1;
+        if (is_map && string_item(d, NOT_A_KEY, &major, &name, &len) < 0) return -1;
+        if (skip_item(d) < 0) return -1;
     }
-    return more < 0 ? -1 : close_scope(d, &s);
-}
-
-/* Whether a string item (UTF-8 text, or UTF-16LE bytes) is the ASCII ``want``. */
-static int string_is(int major, const uint8_t *s, Py_ssize_t n, const char *want) {
-    if (major == 3) return is_key(s, n, want);
-    Py_ssize_t k = (Py_ssize_t)strlen(want);
-    if (n != 2 * k) return 0;
-    for (Py_ssize_t i = 0; i < k; i++)
-        if (s[2 * i] != (uint8_t)want[i] || s[2 * i + 1] != 0) return 0;
-    return 1;
-}
-
-static int read_strings(Dec *d, MapAnswer *a) {
-    Scope s;
-    if (open_scope(d, &s, 4, "strings") < 0) return -1;
-    a->never.n = 0;
-    a->pointer = -2;
-    int more;
-    for (int64_t at = 0; (more = scope_next(d, &s)) > 0; at++) {
-        Py_ssize_t head = d->pos, len = 0;
-        int major;
-        const uint8_t *text;
-        if (string_item(d, "unexpected captureSnapshot answer: an entry of strings that is not a string",
-                        &major, &text, &len) < 0)
-            return -1;
-        if (major == 3) {
-            /* checked as the transcoder checks it */
-            for (Py_ssize_t i = 0; i < len;) {
-                if (text[i] < 0x80) {
-                    i++;
-                    continue;
-                }
-                int k = utf8_seq(text + i, len - i);
-                if (k == 0) return fail(d, head, "malformed CBOR: invalid UTF-8 in the text string");
-                i += k;
-            }
-        } else if (len & 1) {
-            return fail(d, head, "malformed CBOR: a UTF-16 string of odd length %zd", len);
-        }
-        if (a->pointer == -2 && string_is(major, text, len, "pointer")) a->pointer = at;
-        int never = string_is(major, text, len, "HTML") || string_is(major, text, len, "BODY");
-        if (ints_push(&a->never, never) < 0) return -1;
-    }
-    return more < 0 ? -1 : close_scope(d, &s);
-}
-
-/* The map of one document, appended as pairs (see _document in _clickable.py). */
-static int map_document(Dec *d, Py_ssize_t at, const MapAnswer *a, const MapDoc *doc, Ints *pairs) {
-    Py_ssize_t count = doc->f[F_BACKEND].n;
-    if (count == 0) return 0;
-    const int64_t *parents = doc->f[F_PARENT].v, *types = doc->f[F_TYPE].v, *names = doc->f[F_NAME].v,
-                  *backends = doc->f[F_BACKEND].v;
-    if (doc->f[F_PARENT].n < count || doc->f[F_TYPE].n < count)
-        return fail(d, at, "unexpected captureSnapshot answer: a document's node arrays differ in length");
-    int rc = -1;
-    int64_t *cursor = PyMem_Malloc((size_t)count * sizeof *cursor);
-    int64_t *effective = PyMem_Malloc((size_t)count * sizeof *effective);
-    int64_t *owner = PyMem_Malloc((size_t)count * sizeof *owner);
-    Py_ssize_t *texts = PyMem_Malloc((size_t)count * sizeof *texts); /* text counts, then offsets */
-    Py_ssize_t *order = PyMem_Malloc((size_t)count * sizeof *order); /* owners by first text */
-    uint8_t *listener = PyMem_Calloc((size_t)count, 1);
-    Py_ssize_t *members = NULL, *fill = NULL;
-    if (!cursor || !effective || !owner || !texts || !order || !listener) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (Py_ssize_t i = 0; i < count; i++) {
-        cursor[i] = -1;
-        texts[i] = 0;
-    }
-    for (Py_ssize_t k = 0; k < doc->f[F_LISTENER].n; k++) {
-        int64_t i = doc->f[F_LISTENER].v[k];
-        if (i >= 0 && i < count) listener[i] = 1;
-    }
-    Py_ssize_t boxes = doc->f[F_AT].n < doc->f[F_CURSOR].n ? doc->f[F_AT].n : doc->f[F_CURSOR].n;
-    for (Py_ssize_t k = 0; k < boxes; k++) {
-        int64_t i = doc->f[F_AT].v[k], style = doc->f[F_CURSOR].v[k];
-        if (style == INT64_MIN || i >= count) continue; /* no styles, or past the nodes */
-        if (i < 0) {
-            if (i < -count) {
-                fail(d, at, "unexpected captureSnapshot answer: layout.nodeIndex %lld", (long long)i);
-                goto done;
-            }
-            i += count; /* as a Python list index */
-        }
-        cursor[i] = style;
-    }
-    Py_ssize_t owners = 0;
-    int64_t pointer = a->pointer;
-    for (Py_ssize_t i = 0; i < count; i++) {
-        int64_t parent = parents[i];
-        int in = parent >= 0 && parent < i;
-        int64_t inherited = in ? effective[parent] : -1;
-        int64_t own = cursor[i];
-        effective[i] = own != -1 ? own : inherited;
-        int64_t up = in ? owner[parent] : -1;
-        if (types[i] == 1) {
-            if (i >= doc->f[F_NAME].n) { /* read only for elements, as in _document */
-                fail(d, at, "unexpected captureSnapshot answer: a document's node arrays differ in length");
-                goto done;
-            }
-            int64_t name = names[i];
-            int never = name >= 0 && name < a->never.n && a->never.v[name];
-            if (!never && (listener[i] || (own == pointer && inherited != pointer))) {
-                if (ints_push(pairs, backends[i]) < 0 || ints_push(pairs, backends[i]) < 0) goto done;
-                owner[i] = i;
-            } else {
-                owner[i] = up;
-            }
-        } else if (types[i] == 3 && up != -1) {
-            owner[i] = -1; /* as in _document: an owned text node owns nothing */
-            if (texts[up]++ == 0) order[owners++] = up;
-        } else {
-            owner[i] = up;
-        }
-    }
-    if (owners) {
-        /* the text nodes of each owner, in node order */
-        members = PyMem_Malloc((size_t)count * sizeof *members);
-        fill = PyMem_Malloc((size_t)count * sizeof *fill);
-        if (members == NULL || fill == NULL) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        Py_ssize_t offset = 0;
-        for (Py_ssize_t k = 0; k < owners; k++) {
-            Py_ssize_t e = order[k], n = texts[e];
-            texts[e] = offset; /* where its members start */
-            fill[e] = offset;  /* where the next one goes */
-            offset += n;
-        }
-        for (Py_ssize_t i = 0; i < count; i++) {
-            int64_t parent = parents[i];
-            if (types[i] != 3 || !(parent >= 0 && parent < i)) continue;
-            int64_t up = owner[parent];
-            if (up != -1) members[fill[up]++] = i;
-        }
-        for (Py_ssize_t k = 0; k < owners; k++) {
-            Py_ssize_t e = order[k], first = texts[e], n = fill[e] - first;
-            if (n > CLICKABLE_MAX_TEXT_NODES) continue;
-            for (Py_ssize_t j = first; j < first + n; j++)
-                if (ints_push(pairs, backends[members[j]]) < 0 || ints_push(pairs, backends[e]) < 0)
-                    goto done;
-        }
-    }
-    rc = 0;
-done:
-    PyMem_Free(cursor);
-    PyMem_Free(effective);
-    PyMem_Free(owner);
-    PyMem_Free(texts);
-    PyMem_Free(order);
-    PyMem_Free(listener);
-    PyMem_Free(members);
-    PyMem_Free(fill);
-    return rc;
-}
-
-/* Read a captureSnapshot result and write {"clickableMap":[...]} for it. */
-static int put_clickable_map(Dec *d) {
-    Py_ssize_t at = d->pos;
-    MapAnswer a = {.docs = NULL, .n_docs = 0, .have_nodes_all = 1, .pointer = -2};
-    int rc = -1, have_docs = 0, have_strings = 0;
-    Scope s;
-    if (open_scope(d, &s, 5, "the result") < 0) goto done;
-    const uint8_t *name;
-    Py_ssize_t len;
-    int more;
-    while ((more = next_key(d, &s, &name, &len)) > 0) {
-        int r;
-        if (is_key(name, len, "documents")) {
-            have_docs = 1;
-            r = read_documents(d, &a);
-        } else if (is_key(name, len, "strings")) {
-            have_strings = 1;
-            r = read_strings(d, &a);
-        } else {
-            r = skip_item(d);
-        }
-        if (r < 0) goto done;
-    }
-    if (more < 0 || close_scope(d, &s) < 0) goto done;
-    if (!have_docs || !have_strings || !a.have_nodes_all) {
-        fail(d, at, "unexpected captureSnapshot answer: no %s",
-             !have_docs ? "documents" : !have_strings ? "strings" : "nodes or layout in a document");
-        goto done;
-    }
-    Ints pairs = {NULL, 0, 0};
-    for (Py_ssize_t i = 0; i < a.n_docs; i++) {
-        if (map_document(d, at, &a, &a.docs[i], &pairs) < 0) {
-            ints_free(&pairs);
-            goto done;
-        }
-    }
-    Out *o = &d->out;
-    if (put_raw(o, "{\"clickableMap\":[", 17) == 0) {
-        rc = 0;
-        for (Py_ssize_t k = 0; k < pairs.n && rc == 0; k++) {
-            int64_t x = pairs.v[k];
-            if (k) rc = put_raw(o, ",", 1);
-            if (rc == 0) rc = put_uint(o, x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x, x < 0);
-        }
-        if (rc == 0) rc = put_raw(o, "]}", 2);
-    }
-    ints_free(&pairs);
-done:
-    answer_free(&a);
-    return rc;
+    return more;
 }
 
 /* ------------------------------------------------------------------ */
-/* a lean getFullAXTree answer's flat values                           */
+/* projections                                                         */
+/*
+ * A projection says what of an answer's "result" is written. It is
+ * compiled by compile() from the normalized shape kobrowser/cdp/_keep.py
+ * makes of a caller's spec (see there for what a caller writes):
+ *
+ *   shape  := None                                  the value as it is
+ *           | ("map", path, members)                a map: only these members
+ *           | ("pick", path, members)               a map: the array of these members' values
+ *           | ("unwrap", path, (member,))           a map: its member's value (null without)
+ *           | ("each", path, shape, cases, only)    an array: each item by shape
+ *   member := (name, key, shape)    an ASCII name; key: the JSON written for it, with its colon
+ *   cases  := ((conds, drop, start, omit), ...)     conds: ((member index, JSON), ...)
+ *   only   := None | (member index, (JSON, ...))
+ *
+ * null stays null whatever the shape. A map's members are matched by name
+ * (a key sent as UTF-16 too); other keys, and a member left out, are
+ * stepped over unwritten (skip_item). A "pick" map must have every member;
+ * its members are written in the pick's order, each the last one sent.
+ *
+ * An "each" array's items are maps ("map", or "pick" for only). A case
+ * matches an item when its members, as written, equal the conds' JSON in
+ * the conds' order: cond k is looked at only once the ones before it
+ * matched, and a member that differs ends the case for that item. Once a
+ * case matches, a drop case leaves the item out when its index is at least
+ * `start` (the rest of the item goes unread), and another case leaves out
+ * the members in its `omit` mask that come after. With `only`, an item is
+ * written only when its member (which it must have, as a string) is one of
+ * the JSON strings. A value of another kind than the shape says (an array
+ * for a map ...) fails the call: "unexpected answer: <path> is not a map".
+ */
 
-#define AX_ANSWER "getFullAXTree"
+#define CAPSULE "kobrowser.cdp._cbor.projection"
+#define MAX_MEMBERS 64
+#define MAX_CASES 16
+#define MAX_SHAPE_DEPTH 64
 
-/* A lean AX node's role, name or value (an AXValue map), written flat: the
- * JSON of its "value" (the last, as a JSON decoder would take it), null
- * when it has none; its other keys ("type", "sources" ...) are stepped over. */
-static int put_flat_value(Dec *d, const char *what) {
-    Out *o = &d->out;
-    if (d->pos < d->size && d->buf[d->pos] == 0xf6) { /* null, which the decoder takes as none */
-        d->pos++;
-        return put_raw(o, "null", 4);
-    }
-    Scope s;
-    if (open_scope_of(d, &s, 5, AX_ANSWER, what) < 0) return -1;
-    Py_ssize_t mark = o->len;
-    int have = 0, more;
-    const uint8_t *name;
+enum { K_MAP = 1, K_PICK, K_UNWRAP, K_EACH };
+
+typedef struct {
+    const char *name; /* ASCII */
+    Py_ssize_t name_len;
+    const char *key; /* JSON of the key as written, then ':' */
+    Py_ssize_t key_len;
+    const Shape *shape; /* NULL: as it is */
+} Member;
+
+typedef struct {
+    Py_ssize_t member;
+    const char *json;
     Py_ssize_t len;
-    while ((more = next_key(d, &s, &name, &len)) > 0) {
-        if (is_key(name, len, "value")) {
-            o->len = mark; /* a second "value": the last counts */
-            if (item(d) < 0) return -1;
+} Cond;
+
+typedef struct {
+    const Cond *conds;
+    Py_ssize_t n_conds;
+    int drop;
+    Py_ssize_t start;
+    uint64_t omit;
+} Case;
+
+struct Shape {
+    int kind;
+    const char *path;
+    const Member *members; /* map, pick, unwrap */
+    Py_ssize_t n_members;
+    const Shape *item; /* each */
+    const Case *cases;
+    Py_ssize_t n_cases;
+    Py_ssize_t only; /* member index of the items, -1: none */
+    const char **only_json;
+    Py_ssize_t *only_len;
+    Py_ssize_t n_only;
+};
+
+/* Everything a compiled projection holds, freed with its capsule. */
+typedef struct {
+    void **blocks;
+    Py_ssize_t n, cap;
+    const Shape *root;
+} Projection;
+
+static void *grab(Projection *p, size_t size) {
+    if (p->n == p->cap) {
+        Py_ssize_t cap = p->cap ? p->cap * 2 : 16;
+        void **blocks = PyMem_Realloc(p->blocks, (size_t)cap * sizeof *blocks);
+        if (blocks == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        p->blocks = blocks;
+        p->cap = cap;
+    }
+    void *block = PyMem_Calloc(1, size ? size : 1);
+    if (block == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    p->blocks[p->n++] = block;
+    return block;
+}
+
+static void projection_free(Projection *p) {
+    for (Py_ssize_t i = 0; i < p->n; i++) PyMem_Free(p->blocks[i]);
+    PyMem_Free(p->blocks);
+    PyMem_Free(p);
+}
+
+static void projection_destructor(PyObject *capsule) {
+    Projection *p = PyCapsule_GetPointer(capsule, CAPSULE);
+    if (p != NULL) projection_free(p);
+}
+
+static int bad_shape(const char *what) {
+    PyErr_Format(PyExc_ValueError, "compile: %s", what);
+    return -1;
+}
+
+/* A copy of a str's UTF-8 (or of a bytes object) that lives as long as the projection. */
+static int copy_text(Projection *p, PyObject *obj, const char **out, Py_ssize_t *len) {
+    const char *s;
+    Py_ssize_t n;
+    if (PyUnicode_Check(obj)) {
+        s = PyUnicode_AsUTF8AndSize(obj, &n);
+        if (s == NULL) return -1;
+    } else if (PyBytes_Check(obj)) {
+        char *b;
+        if (PyBytes_AsStringAndSize(obj, &b, &n) < 0) return -1;
+        s = b;
+    } else {
+        return bad_shape("a name, key or JSON value that is neither str nor bytes");
+    }
+    char *copy = grab(p, (size_t)n + 1);
+    if (copy == NULL) return -1;
+    memcpy(copy, s, (size_t)n);
+    *out = copy;
+    *len = n;
+    return 0;
+}
+
+static PyObject *tuple_of(PyObject *obj, Py_ssize_t size, const char *what) {
+    if (!PyTuple_Check(obj) || (size >= 0 && PyTuple_Size(obj) != size)) {
+        bad_shape(what);
+        return NULL;
+    }
+    return obj;
+}
+
+static Py_ssize_t index_of(PyObject *obj, Py_ssize_t limit) {
+    if (!PyLong_Check(obj)) return bad_shape("an index that is not an int");
+    Py_ssize_t i = PyLong_AsSsize_t(obj);
+    if (i == -1 && PyErr_Occurred()) return -1;
+    if (i < 0 || i >= limit) return bad_shape("a member index out of range");
+    return i;
+}
+
+static int compile_shape(Projection *p, PyObject *obj, int depth, const Shape **out);
+
+static int compile_members(Projection *p, PyObject *list, int depth, Shape *s) {
+    if (tuple_of(list, -1, "members that are not a tuple") == NULL) return -1;
+    Py_ssize_t n = PyTuple_Size(list);
+    if (n < 1 || n > MAX_MEMBERS) return bad_shape("a map shape needs 1 to 64 members");
+    Member *members = grab(p, (size_t)n * sizeof *members);
+    if (members == NULL) return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *m = tuple_of(PyTuple_GetItem(list, i), 3, "a member that is not (name, key, shape)");
+        if (m == NULL) return -1;
+        if (!PyUnicode_Check(PyTuple_GetItem(m, 0))) return bad_shape("a member name that is not a str");
+        if (copy_text(p, PyTuple_GetItem(m, 0), &members[i].name, &members[i].name_len) < 0 ||
+            copy_text(p, PyTuple_GetItem(m, 1), &members[i].key, &members[i].key_len) < 0 ||
+            compile_shape(p, PyTuple_GetItem(m, 2), depth + 1, &members[i].shape) < 0)
+            return -1;
+        for (Py_ssize_t k = 0; k < members[i].name_len; k++)
+            if ((uint8_t)members[i].name[k] >= 0x80) return bad_shape("a member name that is not ASCII");
+    }
+    s->members = members;
+    s->n_members = n;
+    return 0;
+}
+
+static int compile_cases(Projection *p, PyObject *list, Shape *s) {
+    if (tuple_of(list, -1, "cases that are not a tuple") == NULL) return -1;
+    Py_ssize_t n = PyTuple_Size(list);
+    if (n > MAX_CASES) return bad_shape("more than 16 cases");
+    if (n && (s->item == NULL || s->item->kind != K_MAP)) return bad_shape("cases need map items");
+    Case *cases = grab(p, (size_t)n * sizeof *cases);
+    if (cases == NULL) return -1;
+    Py_ssize_t limit = n ? s->item->n_members : 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *c = tuple_of(PyTuple_GetItem(list, i), 4, "a case that is not (conds, drop, start, omit)");
+        if (c == NULL) return -1;
+        PyObject *conds = tuple_of(PyTuple_GetItem(c, 0), -1, "conds that are not a tuple");
+        if (conds == NULL) return -1;
+        Py_ssize_t k = PyTuple_Size(conds);
+        if (k < 1) return bad_shape("a case without conditions");
+        Cond *cs = grab(p, (size_t)k * sizeof *cs);
+        if (cs == NULL) return -1;
+        for (Py_ssize_t j = 0; j < k; j++) {
+            PyObject *cond = tuple_of(PyTuple_GetItem(conds, j), 2, "a cond that is not (index, JSON)");
+            if (cond == NULL || (cs[j].member = index_of(PyTuple_GetItem(cond, 0), limit)) < 0 ||
+                copy_text(p, PyTuple_GetItem(cond, 1), &cs[j].json, &cs[j].len) < 0)
+                return -1;
+        }
+        cases[i].conds = cs;
+        cases[i].n_conds = k;
+        int drop = PyObject_IsTrue(PyTuple_GetItem(c, 1));
+        if (drop < 0) return -1;
+        cases[i].drop = drop;
+        PyObject *start = PyTuple_GetItem(c, 2);
+        if (!PyLong_Check(start)) return bad_shape("a start that is not an int");
+        cases[i].start = PyLong_AsSsize_t(start);
+        if (cases[i].start == -1 && PyErr_Occurred()) return -1;
+        PyObject *omit = tuple_of(PyTuple_GetItem(c, 3), -1, "an omit that is not a tuple");
+        if (omit == NULL) return -1;
+        for (Py_ssize_t j = 0; j < PyTuple_Size(omit); j++) {
+            Py_ssize_t m = index_of(PyTuple_GetItem(omit, j), limit);
+            if (m < 0) return -1;
+            cases[i].omit |= (uint64_t)1 << m;
+        }
+    }
+    s->cases = cases;
+    s->n_cases = n;
+    return 0;
+}
+
+static int compile_only(Projection *p, PyObject *only, Shape *s) {
+    s->only = -1;
+    if (only == Py_None) return 0;
+    if (tuple_of(only, 2, "an only that is not (index, values)") == NULL) return -1;
+    if (s->item == NULL || (s->item->kind != K_MAP && s->item->kind != K_PICK))
+        return bad_shape("only needs map items");
+    Py_ssize_t m = index_of(PyTuple_GetItem(only, 0), s->item->n_members);
+    if (m < 0) return -1;
+    PyObject *values = tuple_of(PyTuple_GetItem(only, 1), -1, "only values that are not a tuple");
+    if (values == NULL) return -1;
+    Py_ssize_t n = PyTuple_Size(values);
+    s->only_json = grab(p, (size_t)n * sizeof *s->only_json);
+    s->only_len = grab(p, (size_t)n * sizeof *s->only_len);
+    if (s->only_json == NULL || s->only_len == NULL) return -1;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (copy_text(p, PyTuple_GetItem(values, i), &s->only_json[i], &s->only_len[i]) < 0) return -1;
+    s->n_only = n;
+    s->only = m;
+    return 0;
+}
+
+static int compile_shape(Projection *p, PyObject *obj, int depth, const Shape **out) {
+    *out = NULL;
+    if (obj == Py_None) return 0;
+    if (depth > MAX_SHAPE_DEPTH) return bad_shape("shapes nested deeper than 64");
+    if (!PyTuple_Check(obj) || PyTuple_Size(obj) < 3) return bad_shape("a shape that is not a tuple");
+    PyObject *kind = PyTuple_GetItem(obj, 0);
+    if (!PyUnicode_Check(kind)) return bad_shape("a shape kind that is not a str");
+    Shape *s = grab(p, sizeof *s);
+    if (s == NULL) return -1;
+    Py_ssize_t path_len;
+    if (!PyUnicode_Check(PyTuple_GetItem(obj, 1))) return bad_shape("a path that is not a str");
+    if (copy_text(p, PyTuple_GetItem(obj, 1), &s->path, &path_len) < 0) return -1;
+    s->only = -1;
+    Py_ssize_t size = PyTuple_Size(obj);
+    if (PyUnicode_CompareWithASCIIString(kind, "map") == 0 && size == 3) {
+        s->kind = K_MAP;
+        if (compile_members(p, PyTuple_GetItem(obj, 2), depth, s) < 0) return -1;
+    } else if (PyUnicode_CompareWithASCIIString(kind, "pick") == 0 && size == 3) {
+        s->kind = K_PICK;
+        if (compile_members(p, PyTuple_GetItem(obj, 2), depth, s) < 0) return -1;
+    } else if (PyUnicode_CompareWithASCIIString(kind, "unwrap") == 0 && size == 3) {
+        s->kind = K_UNWRAP;
+        if (compile_members(p, PyTuple_GetItem(obj, 2), depth, s) < 0) return -1;
+        if (s->n_members != 1) return bad_shape("an unwrap shape needs one member");
+    } else if (PyUnicode_CompareWithASCIIString(kind, "each") == 0 && size == 5) {
+        s->kind = K_EACH;
+        if (compile_shape(p, PyTuple_GetItem(obj, 2), depth + 1, &s->item) < 0 ||
+            compile_cases(p, PyTuple_GetItem(obj, 3), s) < 0 ||
+            compile_only(p, PyTuple_GetItem(obj, 4), s) < 0)
+            return -1;
+    } else {
+        return bad_shape("an unknown shape kind, or the wrong number of fields");
+    }
+    *out = s;
+    return 0;
+}
+
+static PyObject *compile(PyObject *self, PyObject *shape) {
+    (void)self;
+    Projection *p = PyMem_Calloc(1, sizeof *p);
+    if (p == NULL) return PyErr_NoMemory();
+    const Shape *root;
+    if (compile_shape(p, shape, 0, &root) < 0) {
+        projection_free(p);
+        return NULL;
+    }
+    p->root = root;
+    PyObject *capsule = PyCapsule_New(p, CAPSULE, projection_destructor);
+    if (capsule == NULL) projection_free(p);
+    return capsule;
+}
+
+/* --- applying a projection ----------------------------------------- */
+
+static int put_value(Dec *d, const Shape *s);
+
+static inline int at_null(const Dec *d) {
+    return d->pos < d->size && (d->buf[d->pos] == 0xf6 || d->buf[d->pos] == 0xf7);
+}
+
+/* Whether a key (UTF-8 text, or UTF-16LE bytes when `major` is 2) is the member's ASCII name. */
+static inline int is_member(int major, const uint8_t *s, Py_ssize_t n, const Member *m) {
+    if (major == 3) return n == m->name_len && memcmp(s, m->name, (size_t)n) == 0;
+    if (n != 2 * m->name_len) return 0;
+    for (Py_ssize_t i = 0; i < m->name_len; i++)
+        if (s[2 * i] != (uint8_t)m->name[i] || s[2 * i + 1] != 0) return 0;
+    return 1;
+}
+
+/* The index of the member a key names, or -1. The search starts after the
+ * member found last (*hint): Chrome sends a map's keys in one order. */
+static Py_ssize_t find_member(const Shape *s, int major, const uint8_t *name, Py_ssize_t len,
+                              Py_ssize_t *hint) {
+    Py_ssize_t n = s->n_members, m = *hint;
+    for (Py_ssize_t k = 0; k < n; k++, m++) {
+        if (m == n) m = 0;
+        if (is_member(major, name, len, &s->members[m])) {
+            *hint = m + 1;
+            return m;
+        }
+    }
+    return -1;
+}
+
+/* Whether the JSON written since `at` for the `only` member of an item
+ * (`each->only`) is one of its strings: 1 yes, 0 no, -1 error (not a string). */
+static int only_keeps(Dec *d, const Shape *each, const Shape *item, Py_ssize_t at, Py_ssize_t head) {
+    const char *json = d->out.data + at;
+    Py_ssize_t len = d->out.len - at;
+    if (len == 0 || json[0] != '"')
+        return fail(d, head, "unexpected answer: %s.%s is not a string", item->path,
+                    item->members[each->only].name);
+    for (Py_ssize_t k = 0; k < each->n_only; k++)
+        if (len == each->only_len[k] && memcmp(json, each->only_json[k], (size_t)len) == 0) return 1;
+    return 0;
+}
+
+/* A "map" shape's value; as an item of `each` (else NULL) at `index`, its
+ * cases and only apply, and *dropped says whether it was left out. */
+static int put_map(Dec *d, const Shape *s, const Shape *each, Py_ssize_t index, int *dropped) {
+    Out *o = &d->out;
+    Py_ssize_t head = d->pos;
+    Scope sc;
+    if (open_scope(d, &sc, 5, s->path) < 0) return -1;
+    if (put_raw(o, "{", 1) < 0) return -1;
+    Py_ssize_t n_cases = each != NULL ? each->n_cases : 0;
+    Py_ssize_t only = each != NULL ? each->only : -1;
+    Py_ssize_t progress[MAX_CASES];
+    for (Py_ssize_t k = 0; k < n_cases; k++) progress[k] = 0;
+    uint64_t omit = 0;
+    int kept = -1; /* the only member: -1 not seen yet, else only_keeps */
+    Py_ssize_t hint = 0;
+    int written = 0, more;
+    while ((more = scope_next(d, &sc)) > 0) {
+        int major;
+        const uint8_t *name;
+        Py_ssize_t len;
+        if (string_item(d, NOT_A_KEY, &major, &name, &len) < 0) return -1;
+        Py_ssize_t m = find_member(s, major, name, len, &hint);
+        if (m < 0 || (omit >> m) & 1) {
+            if (skip_item(d) < 0) return -1;
+            continue;
+        }
+        const Member *member = &s->members[m];
+        if (written && put_raw(o, ",", 1) < 0) return -1;
+        if (put_raw(o, member->key, member->key_len) < 0) return -1;
+        Py_ssize_t at = o->len, value_head = d->pos;
+        if (put_value(d, member->shape) < 0) return -1;
+        written = 1;
+        if (m == only && (kept = only_keeps(d, each, s, at, value_head)) < 0) return -1;
+        for (Py_ssize_t k = 0; k < n_cases; k++) {
+            const Case *c = &each->cases[k];
+            Py_ssize_t p = progress[k];
+            if (p < 0 || p >= c->n_conds || c->conds[p].member != m) continue;
+            const Cond *cond = &c->conds[p];
+            int same = o->len - at == cond->len && memcmp(o->data + at, cond->json, (size_t)cond->len) == 0;
+            progress[k] = p = same ? p + 1 : -1;
+            if (p < c->n_conds) continue;
+            if (!c->drop) {
+                omit |= c->omit;
+            } else if (index >= c->start) { /* left out: the rest of it goes unread */
+                if (skip_entries(d, &sc, 1) < 0 || close_scope(d, &sc) < 0) return -1;
+                *dropped = 1;
+                return 0;
+            }
+        }
+    }
+    if (more < 0 || close_scope(d, &sc) < 0) return -1;
+    if (only >= 0) {
+        if (kept < 0)
+            return fail(d, head, "unexpected answer: %s has no %s", s->path, s->members[only].name);
+        if (kept == 0) *dropped = 1;
+    }
+    return put_raw(o, "}", 1);
+}
+
+/* A "pick" shape's value: [member, ...]; as an item of `each` (else NULL),
+ * its only applies, and *dropped says whether it was left out. */
+static int put_pick(Dec *d, const Shape *s, const Shape *each, int *dropped) {
+    Out *o = &d->out;
+    Py_ssize_t head = d->pos;
+    Scope sc;
+    if (open_scope(d, &sc, 5, s->path) < 0) return -1;
+    Py_ssize_t at[MAX_MEMBERS];
+    for (Py_ssize_t k = 0; k < s->n_members; k++) at[k] = -1;
+    Py_ssize_t hint = 0;
+    int more;
+    while ((more = scope_next(d, &sc)) > 0) {
+        int major;
+        const uint8_t *name;
+        Py_ssize_t len;
+        if (string_item(d, NOT_A_KEY, &major, &name, &len) < 0) return -1;
+        Py_ssize_t m = find_member(s, major, name, len, &hint);
+        if (m >= 0) at[m] = d->pos; /* a member sent twice: the last counts */
+        if (skip_item(d) < 0) return -1;
+    }
+    if (more < 0) return -1;
+    for (Py_ssize_t k = 0; k < s->n_members; k++)
+        if (at[k] < 0)
+            return fail(d, head, "unexpected answer: %s has no %s", s->path, s->members[k].name);
+    Py_ssize_t end = d->pos;
+    Py_ssize_t only = each != NULL ? each->only : -1;
+    if (only >= 0) {
+        Py_ssize_t mark = o->len;
+        d->pos = at[only];
+        if (put_value(d, s->members[only].shape) < 0) return -1;
+        int kept = only_keeps(d, each, s, mark, at[only]);
+        o->len = mark;
+        if (kept < 0) return -1;
+        if (kept == 0) { /* left out: its other members go unread */
+            d->pos = end;
+            *dropped = 1;
+            return close_scope(d, &sc);
+        }
+    }
+    if (put_raw(o, "[", 1) < 0) return -1;
+    for (Py_ssize_t k = 0; k < s->n_members; k++) {
+        if (k && put_raw(o, ",", 1) < 0) return -1;
+        d->pos = at[k];
+        if (put_value(d, s->members[k].shape) < 0) return -1;
+    }
+    d->pos = end;
+    if (close_scope(d, &sc) < 0) return -1;
+    return put_raw(o, "]", 1);
+}
+
+/* An "unwrap" shape's value: its member's value (the last one sent), null without. */
+static int put_unwrap(Dec *d, const Shape *s) {
+    Out *o = &d->out;
+    Scope sc;
+    if (open_scope(d, &sc, 5, s->path) < 0) return -1;
+    Py_ssize_t mark = o->len, hint = 0;
+    int have = 0, more;
+    while ((more = scope_next(d, &sc)) > 0) {
+        int major;
+        const uint8_t *name;
+        Py_ssize_t len;
+        if (string_item(d, NOT_A_KEY, &major, &name, &len) < 0) return -1;
+        if (find_member(s, major, name, len, &hint) == 0) {
+            o->len = mark;
+            if (put_value(d, s->members[0].shape) < 0) return -1;
             have = 1;
         } else if (skip_item(d) < 0) {
             return -1;
         }
     }
-    if (more < 0 || close_scope(d, &s) < 0) return -1;
+    if (more < 0 || close_scope(d, &sc) < 0) return -1;
     return have ? 0 : put_raw(o, "null", 4);
 }
 
-/* One AXProperty map of a lean node, written flat as [name, value] (the
- * value as put_flat_value writes it) when its name is in LEAN_PROPERTIES;
- * *kept says whether it was written. A property without a name or a value
- * fails, as the decoder would refuse it. */
-static int put_flat_property(Dec *d, int *kept) {
+/* An "each" shape's value: its items, less those its cases or only leave out. */
+static int put_each(Dec *d, const Shape *s) {
     Out *o = &d->out;
-    Scope s;
-    Py_ssize_t at = d->pos;
-    if (open_scope_of(d, &s, 5, AX_ANSWER, "a node's property") < 0) return -1;
-    Py_ssize_t name_at = -1, value_at = -1;
-    int more;
-    const uint8_t *name;
-    Py_ssize_t len;
-    while ((more = next_key(d, &s, &name, &len)) > 0) {
-        if (is_key(name, len, "name")) name_at = d->pos;
-        else if (is_key(name, len, "value")) value_at = d->pos;
-        if (skip_item(d) < 0) return -1;
-    }
-    if (more < 0) return -1;
-    if (name_at < 0 || value_at < 0)
-        return fail(d, at, "unexpected " AX_ANSWER " answer: a property without a %s",
-                    name_at < 0 ? "name" : "value");
-    Py_ssize_t end = d->pos;
-    d->pos = name_at;
-    int major;
-    const uint8_t *text;
-    if (string_item(d, "unexpected " AX_ANSWER " answer: a property name that is not a string",
-                    &major, &text, &len) < 0)
-        return -1;
-    *kept = major == 3 && listed(LEAN_PROPERTIES, text, len);
-    if (*kept) {
-        if (put_raw(o, "[", 1) < 0 || put_text(d, name_at, text, len) < 0 || put_raw(o, ",", 1) < 0)
-            return -1;
-        d->pos = value_at;
-        if (put_flat_value(d, "a property's value") < 0 || put_raw(o, "]", 1) < 0) return -1;
-    }
-    d->pos = end;
-    return close_scope(d, &s);
-}
-
-/* A lean node's properties (an array of AXProperty maps), written flat:
- * [[name, value], ...], only those put_flat_property keeps. */
-static int put_flat_properties(Dec *d) {
-    Out *o = &d->out;
-    Scope s;
-    if (open_scope_of(d, &s, 4, AX_ANSWER, "a node's properties") < 0) return -1;
+    Scope sc;
+    if (open_scope(d, &sc, 4, s->path) < 0) return -1;
     if (put_raw(o, "[", 1) < 0) return -1;
-    int written = 0, more;
-    while ((more = scope_next(d, &s)) > 0) {
+    int filtered = s->n_cases > 0 || s->only >= 0;
+    Py_ssize_t written = 0, index = 0;
+    int more;
+    while ((more = scope_next(d, &sc)) > 0) {
         Py_ssize_t mark = o->len;
-        int kept = 0;
         if (written && put_raw(o, ",", 1) < 0) return -1;
-        if (put_flat_property(d, &kept) < 0) return -1;
-        if (kept) written++;
-        else o->len = mark;
+        int dropped = 0, rc;
+        if (!filtered || at_null(d)) rc = put_value(d, s->item);
+        else if (s->item->kind == K_MAP) rc = put_map(d, s->item, s, index, &dropped);
+        else rc = put_pick(d, s->item, s, &dropped);
+        if (rc < 0) return -1;
+        if (dropped) o->len = mark;
+        else written++;
+        index++;
     }
-    if (more < 0 || close_scope(d, &s) < 0) return -1;
+    if (more < 0 || close_scope(d, &sc) < 0) return -1;
     return put_raw(o, "]", 1);
 }
+
+/* A value as the shape says (NULL: as it is). */
+static int put_value(Dec *d, const Shape *s) {
+    if (s == NULL) return item(d);
+    if (at_null(d)) {
+        d->pos++;
+        return put_raw(&d->out, "null", 4);
+    }
+    switch (s->kind) {
+    case K_MAP: return put_map(d, s, NULL, 0, NULL);
+    case K_PICK: return put_pick(d, s, NULL, NULL);
+    case K_UNWRAP: return put_unwrap(d, s);
+    default: return put_each(d, s);
+    }
+}
+
+/* The projection for the answer's call id, taken out of `keeps` (a new
+ * reference in *keep): 1 found, 0 none, -1 error. */
+static int take_projection(Dec *d, PyObject **keep) {
+    Py_ssize_t left = PyDict_Size(d->keeps);
+    if (left <= 0) return left < 0 ? -1 : 0;
+    PyObject *id = PyLong_FromLongLong(d->call_id);
+    if (id == NULL) return -1;
+    PyObject *found = PyDict_GetItemWithError(d->keeps, id); /* borrowed */
+    if (found == NULL) {
+        Py_DECREF(id);
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    Py_INCREF(found);
+    int rc = PyDict_DelItem(d->keeps, id);
+    Py_DECREF(id);
+    if (rc < 0) {
+        Py_DECREF(found);
+        return -1;
+    }
+    *keep = found;
+    return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* the transcoder                                                      */
 
 static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64_t count) {
     Out *o = &d->out;
@@ -1202,19 +1167,6 @@ static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64
     RESERVE(o, 1);
     o->data[o->len++] = is_map ? '{' : '[';
     int top = is_map && d->depth == 1;
-    /* lean answer: which keys this map drops (see lean_drops) */
-    int lean = 0;
-    if (is_map && d->lean_depth) {
-        if (d->depth == d->lean_depth + 2) lean = d->lean_kind == 1 ? 1 : 2;
-        else if (d->depth == d->lean_depth + 3 && d->lean_kind == 2) lean = 3;
-    }
-    if (lean == 1) d->node_shown = d->drop_node = d->text_node = 0;
-    /* a lean AX tree's result map: its "nodes" are written as "flatNodes" */
-    int result_map = is_map && d->lean_depth && d->lean_kind == 1 && d->depth == d->lean_depth;
-    /* a lean AX tree's "nodes" array: nodes after the first (the root) that
-     * note_node_key finds are left out, and the rest of them goes unread */
-    int nodes_array = !is_map && d->lean_depth && d->lean_kind == 1 && d->depth == d->lean_depth + 1;
-    Py_ssize_t written = 0;
     for (uint64_t n = 0;; n++) {
         if (indefinite) {
             if (d->pos >= d->size) return TRUNCATED(d, head);
@@ -1225,58 +1177,25 @@ static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64
         } else if (n == count) {
             break;
         }
-        Py_ssize_t mark = o->len;
-        if (written) {
+        if (n) {
             RESERVE(o, 1);
             o->data[o->len++] = ',';
         }
-        written++;
-        const uint8_t *name = NULL;
-        Py_ssize_t name_len = 0;
         if (is_map) {
-            Py_ssize_t key_at = o->len;
+            const uint8_t *name = NULL;
+            Py_ssize_t name_len = 0;
             if (key(d, &name, &name_len) < 0) return -1;
-            if (result_map && is_key(name, name_len, "nodes")) {
-                o->len = key_at;
-                if (put_raw(o, "\"flatNodes\"", 11) < 0) return -1;
-            }
             RESERVE(o, 1);
             o->data[o->len++] = ':';
-            if (lean &&
-                ((lean == 1 && (d->drop_node || (d->text_node && is_key(name, name_len, "childIds")))) ||
-                 (name != NULL && lean_drops(lean, name, name_len)))) {
-                /* stepped over, not written (an envelope's content goes unread) */
-                if (skip_item(d) < 0) return -1;
-                o->len = mark; /* the entry never happened */
-                written--;
-                continue;
-            }
-            if (lean == 1 && name != NULL) {
-                /* role, name and value written flat; properties too, those the walk reads */
-                int flat = is_key(name, name_len, "role") || is_key(name, name_len, "name") ||
-                           is_key(name, name_len, "value");
-                if (flat || is_key(name, name_len, "properties")) {
-                    Py_ssize_t value_at = o->len;
-                    if ((flat ? put_flat_value(d, "a node's role, name or value")
-                              : put_flat_properties(d)) < 0)
-                        return -1;
-                    note_node_key(d, name, name_len, o->data + value_at, o->len - value_at);
-                    continue;
-                }
-            }
             if (top && name != NULL && name_len == 6 && memcmp(name, "result", 6) == 0 &&
-                d->have_id) {
-                int kind = lean_kind_of(d);
-                if (kind < 0) return -1;
-                if (kind == 3) {
-                    if (put_clickable_map(d) < 0) return -1;
-                    continue;
-                }
-                if (kind) {
-                    d->lean_depth = d->depth + 1;
-                    d->lean_kind = kind;
-                    int rc = item(d);
-                    d->lean_depth = 0;
+                d->have_id && d->keeps != NULL) {
+                PyObject *keep = NULL;
+                int found = take_projection(d, &keep);
+                if (found < 0) return -1;
+                if (found) {
+                    const Projection *p = PyCapsule_GetPointer(keep, CAPSULE);
+                    int rc = p == NULL ? -1 : put_value(d, p->root);
+                    Py_DECREF(keep);
                     if (rc < 0) return -1;
                     continue;
                 }
@@ -1296,18 +1215,7 @@ static int container(Dec *d, Py_ssize_t head, int is_map, int indefinite, uint64
                 d->pos = save;
             }
         }
-        Py_ssize_t value_at = o->len;
-        if (nodes_array) d->may_drop = n > 0;
         if (item(d) < 0) return -1;
-        if (lean == 1 && name != NULL)
-            note_node_key(d, name, name_len, o->data + value_at, o->len - value_at);
-        if (nodes_array) {
-            if (d->drop_node) {
-                o->len = mark; /* left out: never printed, nor anything below it */
-                written--;
-            }
-            d->node_shown = d->drop_node = d->may_drop = 0;
-        }
     }
     RESERVE(o, 1);
     o->data[o->len++] = is_map ? '}' : ']';
@@ -1408,27 +1316,21 @@ static int item(Dec *d) {
     return fail(d, head, "malformed CBOR: indefinite length on major type %d", major);
 }
 
+
 static PyObject *to_json(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (nargs < 1 || nargs > 4) {
-        PyErr_SetString(PyExc_TypeError,
-                        "to_json(data, lean=None, lean_clickable=None, clickable_map=None) takes 1 "
-                        "to 4 arguments");
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "to_json(data, keeps=None) takes 1 or 2 arguments");
         return NULL;
     }
-    PyObject *lean = nargs >= 2 && args[1] != Py_None ? args[1] : NULL;
-    PyObject *lean_click = nargs >= 3 && args[2] != Py_None ? args[2] : NULL;
-    PyObject *click_map = nargs == 4 && args[3] != Py_None ? args[3] : NULL;
-    if ((lean != NULL && !PySet_Check(lean)) || (lean_click != NULL && !PySet_Check(lean_click)) ||
-        (click_map != NULL && !PySet_Check(click_map))) {
-        PyErr_SetString(PyExc_TypeError, "to_json: lean sets must be sets of call ids or None");
+    PyObject *keeps = nargs == 2 && args[1] != Py_None ? args[1] : NULL;
+    if (keeps != NULL && !PyDict_Check(keeps)) {
+        PyErr_SetString(PyExc_TypeError, "to_json: keeps must be a dict of call id -> projection, or None");
         return NULL;
     }
     Py_buffer view;
     if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
     Dec d = {.buf = view.buf, .size = view.len, .pos = 0, .depth = 0, .have_id = 0, .call_id = 0,
-             .lean = lean, .lean_click = lean_click, .click_map = click_map, .lean_depth = 0,
-             .lean_kind = 0};
+             .keeps = keeps, .st = state_of(self)};
     PyObject *result = NULL;
     if (out_init(&d.out, view.len + view.len / 8 + 64) == 0) {
         if (view.len == 0) {
@@ -1523,27 +1425,48 @@ static int enc_str(Out *o, PyObject *s) {
     return put_raw(o, u, n);
 }
 
-static int enc(Out *o, PyObject *v, int depth);
+/* TypeError "<before><type name of v><after>". */
+static int type_error(const char *before, PyObject *v, const char *after) {
+    PyObject *name = PyType_GetName(Py_TYPE(v));
+    if (name == NULL) return -1;
+    PyErr_Format(PyExc_TypeError, "%s%U%s", before, name, after);
+    Py_DECREF(name);
+    return -1;
+}
 
-static int enc_dict(Out *o, PyObject *v, int depth) {
+static int enc(Out *o, PyObject *v, int depth, PyObject *hook);
+
+static int enc_dict(Out *o, PyObject *v, int depth, PyObject *hook) {
     Py_ssize_t start = env_start(o, 0xbf);
     if (start < 0) return -1;
     PyObject *k, *val;
     Py_ssize_t pos = 0;
     while (PyDict_Next(v, &pos, &k, &val)) {
-        if (!PyUnicode_Check(k)) {
-            PyErr_Format(PyExc_TypeError, "CDP map keys must be str, not %.100s", Py_TYPE(k)->tp_name);
-            return -1;
-        }
+        if (!PyUnicode_Check(k)) return type_error("CDP map keys must be str, not ", k, "");
         Py_INCREF(val);
-        int rc = enc_str(o, k) < 0 || enc(o, val, depth + 1) < 0 ? -1 : 0;
+        int rc = enc_str(o, k) < 0 || enc(o, val, depth + 1, hook) < 0 ? -1 : 0;
         Py_DECREF(val);
         if (rc < 0) return -1;
     }
     return env_end(o, start);
 }
 
-static int enc(Out *o, PyObject *v, int depth) {
+static int enc_sequence(Out *o, PyObject *v, int depth, PyObject *hook) {
+    Py_ssize_t start = env_start(o, 0x9f);
+    if (start < 0) return -1;
+    int is_list = PyList_Check(v);
+    for (Py_ssize_t i = 0; i < (is_list ? PyList_Size(v) : PyTuple_Size(v)); i++) {
+        PyObject *element = is_list ? PyList_GetItem(v, i) : PyTuple_GetItem(v, i);
+        if (element == NULL) return -1;
+        Py_INCREF(element);
+        int rc = enc(o, element, depth + 1, hook);
+        Py_DECREF(element);
+        if (rc < 0) return -1;
+    }
+    return env_end(o, start);
+}
+
+static int enc(Out *o, PyObject *v, int depth, PyObject *hook) {
     if (depth > MAX_DEPTH) {
         PyErr_SetString(PyExc_ValueError, "a CDP value nested too deeply to encode");
         return -1;
@@ -1562,19 +1485,13 @@ static int enc(Out *o, PyObject *v, int depth) {
         if (f == -1.0 && PyErr_Occurred()) return -1;
         return enc_double(o, f);
     }
-    if (PyFloat_Check(v)) return enc_double(o, PyFloat_AS_DOUBLE(v));
-    if (PyDict_Check(v)) return enc_dict(o, v, depth);
-    if (PyList_Check(v) || PyTuple_Check(v)) {
-        Py_ssize_t start = env_start(o, 0x9f);
-        if (start < 0) return -1;
-        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); i++) {
-            PyObject *element = Py_NewRef(PySequence_Fast_GET_ITEM(v, i));
-            int rc = enc(o, element, depth + 1);
-            Py_DECREF(element);
-            if (rc < 0) return -1;
-        }
-        return env_end(o, start);
+    if (PyFloat_Check(v)) {
+        double f = PyFloat_AsDouble(v);
+        if (f == -1.0 && PyErr_Occurred()) return -1;
+        return enc_double(o, f);
     }
+    if (PyDict_Check(v)) return enc_dict(o, v, depth, hook);
+    if (PyList_Check(v) || PyTuple_Check(v)) return enc_sequence(o, v, depth, hook);
     if (PyBytes_Check(v) || PyByteArray_Check(v)) {
         Py_buffer view;
         if (PyObject_GetBuffer(v, &view, PyBUF_SIMPLE) < 0) return -1;
@@ -1584,27 +1501,24 @@ static int enc(Out *o, PyObject *v, int depth) {
         PyBuffer_Release(&view);
         return rc;
     }
-    if (default_hook != NULL && default_hook != Py_None) {
-        PyObject *plain = PyObject_CallOneArg(default_hook, v);
+    if (hook != NULL) {
+        PyObject *plain = PyObject_CallFunctionObjArgs(hook, v, NULL);
         if (plain == NULL) return -1;
         if (plain == v) {
             Py_DECREF(plain);
-            PyErr_Format(PyExc_TypeError, "cannot encode %.100s as CDP CBOR", Py_TYPE(v)->tp_name);
-            return -1;
+            return type_error("cannot encode ", v, " as CDP CBOR");
         }
-        int rc = enc(o, plain, depth + 1);
+        int rc = enc(o, plain, depth + 1, hook);
         Py_DECREF(plain);
         return rc;
     }
-    PyErr_Format(PyExc_TypeError, "cannot encode %.100s as CDP CBOR", Py_TYPE(v)->tp_name);
-    return -1;
+    return type_error("cannot encode ", v, " as CDP CBOR");
 }
 
 static PyObject *encode(PyObject *self, PyObject *v) {
-    (void)self;
     Out o;
     if (out_init(&o, 256) < 0) return NULL;
-    if (enc(&o, v, 0) < 0) {
+    if (enc(&o, v, 0, state_of(self)->default_hook) < 0) {
         out_drop(&o);
         return NULL;
     }
@@ -1618,7 +1532,6 @@ static int enc_key(Out *o, const char *name) {
 }
 
 static PyObject *encode_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
     if (nargs != 4) {
         PyErr_SetString(PyExc_TypeError, "encode_call(call_id, method, params, session_id)");
         return NULL;
@@ -1628,13 +1541,16 @@ static PyObject *encode_call(PyObject *self, PyObject *const *args, Py_ssize_t n
         PyErr_SetString(PyExc_TypeError, "encode_call: call_id must be int and method str");
         return NULL;
     }
+    PyObject *hook = state_of(self)->default_hook;
     Out o;
     if (out_init(&o, 256) < 0) return NULL;
     Py_ssize_t start = env_start(&o, 0xbf);
-    int ok = start >= 0 && enc_key(&o, "id") == 0 && enc(&o, call_id, 1) == 0 &&
+    int ok = start >= 0 && enc_key(&o, "id") == 0 && enc(&o, call_id, 1, hook) == 0 &&
              enc_key(&o, "method") == 0 && enc_str(&o, method) == 0;
-    if (ok && params != Py_None && PyObject_IsTrue(params))
-        ok = enc_key(&o, "params") == 0 && enc(&o, params, 1) == 0;
+    if (ok && params != Py_None) {
+        int truth = PyObject_IsTrue(params);
+        ok = truth >= 0 && (!truth || (enc_key(&o, "params") == 0 && enc(&o, params, 1, hook) == 0));
+    }
     if (ok && session != Py_None) {
         if (!PyUnicode_Check(session)) {
             PyErr_SetString(PyExc_TypeError, "encode_call: session_id must be str or None");
@@ -1652,15 +1568,21 @@ static PyObject *encode_call(PyObject *self, PyObject *const *args, Py_ssize_t n
 }
 
 static PyObject *set_default(PyObject *self, PyObject *hook) {
-    (void)self;
-    Py_XSETREF(default_hook, Py_NewRef(hook));
+    State *st = state_of(self);
+    PyObject *old = st->default_hook;
+    st->default_hook = hook == Py_None ? NULL : Py_NewRef(hook);
+    Py_XDECREF(old);
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------------------------ */
+/* module                                                              */
+
 static PyMethodDef methods[] = {
     {"to_json", (PyCFunction)(void (*)(void))to_json, METH_FASTCALL,
-     "to_json(data, lean=None, lean_clickable=None, clickable_map=None) -> one CBOR message as "
-     "compact JSON bytes."},
+     "to_json(data, keeps=None) -> one CBOR message as compact JSON bytes; keeps: call id -> "
+     "projection of its result."},
+    {"compile", compile, METH_O, "compile(shape) -> a projection for to_json's keeps."},
     {"encode_call", (PyCFunction)(void (*)(void))encode_call, METH_FASTCALL,
      "encode_call(call_id, method, params, session_id) -> Chrome's enveloped CBOR of a call."},
     {"encode", encode, METH_O, "Encode a value as Chrome's enveloped CBOR."},
@@ -1668,88 +1590,83 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-/* Version of what kobrowser/cdp/_pipe.py relies on (functions, arguments,
- * behaviour). Bump it together with _pipe.py's _CODEC_ABI on every such
+/* Version of what kobrowser/cdp/_codec.py relies on (functions, arguments,
+ * behaviour). Bump it together with _codec.py's CODEC_ABI on every such
  * change: a build left over from an older _cbor.c (an editable install not
  * rebuilt) is then refused at import and the JSON pipe used, instead of
- * failing every launch. 2: to_json(data, lean). 3: to_json(data, lean,
- * lean_clickable) and the CLICKABLE_*_KEYS attributes. 4: a lean AX answer
- * leaves out its InlineTextBox nodes. 5: to_json(data, lean, lean_clickable,
- * clickable_map). */
-#define CODEC_ABI 6
+ * failing every launch. 2-6: answers shaped for kobrowser's own calls.
+ * 7: to_json(data, keeps) with projections from compile(); per-module state. */
+#define CODEC_ABI 7
+
+static const char CBOR_ERROR[] =
+    "class CBORError(ValueError):\n"
+    "    '''Malformed, truncated or oversized CBOR; ``offset`` is where reading failed.'''\n"
+    "    def __init__(self, message, offset, call_id=None):\n"
+    "        super().__init__(message)\n"
+    "        self.offset = offset\n"
+    "        self.call_id = call_id\n";
 
 static int exec_module(PyObject *module) {
-    init_tables();
-    PyObject *code = PyUnicode_FromString(
-        "class CBORError(ValueError):\n"
-        "    '''Malformed, truncated or oversized CBOR; ``offset`` is where reading failed.'''\n"
-        "    def __init__(self, message, offset, call_id=None):\n"
-        "        super().__init__(message)\n"
-        "        self.offset = offset\n"
-        "        self.call_id = call_id\n");
+    State *st = state_of(module);
+    PyObject *code = Py_CompileString(CBOR_ERROR, "<kobrowser.cdp._cbor>", Py_file_input);
     if (code == NULL) return -1;
     PyObject *ns = PyDict_New();
-    if (ns == NULL) {
-        Py_DECREF(code);
-        return -1;
-    }
     PyObject *name = PyModule_GetNameObject(module);
-    if (name == NULL || PyDict_SetItemString(ns, "__builtins__", PyEval_GetBuiltins()) < 0 ||
-        PyDict_SetItemString(ns, "__name__", name) < 0) {
-        Py_XDECREF(name);
-        Py_DECREF(code);
-        Py_DECREF(ns);
-        return -1;
-    }
-    Py_DECREF(name);
-    PyObject *res = PyRun_String(PyUnicode_AsUTF8(code), Py_file_input, ns, ns);
-    Py_DECREF(code);
-    if (res == NULL) {
-        Py_DECREF(ns);
-        return -1;
-    }
-    Py_DECREF(res);
-    CBORError = PyDict_GetItemString(ns, "CBORError");
-    Py_XINCREF(CBORError);
-    Py_DECREF(ns);
-    if (CBORError == NULL) return -1;
-    if (PyModule_AddObjectRef(module, "CBORError", CBORError) < 0) return -1;
-    if (PyModule_AddIntConstant(module, "ABI", CODEC_ABI) < 0) return -1;
-    if (PyModule_AddIntConstant(module, "CLICKABLE_MAX_TEXT_NODES", CLICKABLE_MAX_TEXT_NODES) < 0)
-        return -1;
-    const char *const *const lists[3] = {CLICKABLE_DOCUMENT_KEYS, CLICKABLE_SECTION_KEYS, LEAN_PROPERTIES};
-    const char *const names[3] = {"CLICKABLE_DOCUMENT_KEYS", "CLICKABLE_SECTION_KEYS", "LEAN_PROPERTIES"};
-    for (int i = 0; i < 3; i++) {
-        PyObject *keys = PyList_New(0);
-        if (keys == NULL) return -1;
-        for (const char *const *k = lists[i]; *k != NULL; k++) {
-            PyObject *key = PyUnicode_FromString(*k);
-            if (key == NULL || PyList_Append(keys, key) < 0) {
-                Py_XDECREF(key);
-                Py_DECREF(keys);
-                return -1;
+    int rc = -1;
+    if (ns != NULL && name != NULL && PyDict_SetItemString(ns, "__builtins__", PyEval_GetBuiltins()) == 0 &&
+        PyDict_SetItemString(ns, "__name__", name) == 0) {
+        PyObject *res = PyEval_EvalCode(code, ns, ns);
+        if (res != NULL) {
+            Py_DECREF(res);
+            PyObject *cls = PyDict_GetItemString(ns, "CBORError"); /* borrowed */
+            if (cls != NULL) {
+                st->cbor_error = Py_NewRef(cls);
+                rc = 0;
             }
-            Py_DECREF(key);
         }
-        PyObject *tuple = PyList_AsTuple(keys);
-        Py_DECREF(keys);
-        if (tuple == NULL) return -1;
-        int rc = PyModule_AddObjectRef(module, names[i], tuple);
-        Py_DECREF(tuple);
-        if (rc < 0) return -1;
     }
+    Py_DECREF(code);
+    Py_XDECREF(ns);
+    Py_XDECREF(name);
+    if (rc < 0) return -1;
+    if (PyModule_AddObjectRef(module, "CBORError", st->cbor_error) < 0) return -1;
+    return PyModule_AddIntConstant(module, "ABI", CODEC_ABI);
+}
+
+static int traverse_module(PyObject *module, visitproc visit, void *arg) {
+    State *st = state_of(module);
+    Py_VISIT(st->cbor_error);
+    Py_VISIT(st->default_hook);
     return 0;
 }
 
-static PyModuleDef_Slot slots[] = {{Py_mod_exec, exec_module}, {0, NULL}};
+static int clear_module(PyObject *module) {
+    State *st = state_of(module);
+    Py_CLEAR(st->cbor_error);
+    Py_CLEAR(st->default_hook);
+    return 0;
+}
+
+static void free_module(void *module) { clear_module((PyObject *)module); }
+
+static PyModuleDef_Slot slots[] = {
+    {Py_mod_exec, exec_module},
+#ifdef Py_mod_multiple_interpreters
+    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
+#endif
+    {0, NULL},
+};
 
 static struct PyModuleDef moduledef = {
     PyModuleDef_HEAD_INIT,
     .m_name = "kobrowser.cdp._cbor",
-    .m_doc = "Chrome DevTools CBOR <-> JSON.",
-    .m_size = 0,
+    .m_doc = "Chrome DevTools CBOR <-> JSON, with projections of answers.",
+    .m_size = sizeof(State),
     .m_methods = methods,
     .m_slots = slots,
+    .m_traverse = traverse_module,
+    .m_clear = clear_module,
+    .m_free = free_module,
 };
 
 PyMODINIT_FUNC PyInit__cbor(void) { return PyModuleDef_Init(&moduledef); }

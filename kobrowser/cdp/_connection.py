@@ -31,35 +31,19 @@ from kobrowser._exceptions import (
     TargetClosedError,
 )
 from kobrowser._validate import seconds
-from kobrowser.cdp._calls import (
-    Batch,
-    BatchCall,
-    Call,
-    ClickableMapDecode,
-    Decode,
-    LeanAXDecode,
-    LeanClickableDecode,
-    expire_call,
-    unexpected_answer,
-)
+from kobrowser.cdp._calls import Batch, Call, expire_call, unexpected_answer
 from kobrowser.cdp._events import ATTACHED, DETACHED, TARGET_REF
-from kobrowser.cdp._session import CDPSession
+from kobrowser.cdp._keep import Keep, KeptDecode
+from kobrowser.cdp._session import BatchCall, CDPSession
 from kobrowser.cdp._transport import on_asyncio
-from kobrowser.cdp._wire import BIG_REPLY, ENVELOPE, Envelope, ErrorBody, encode_call, split_reply
+from kobrowser.cdp._wire import BIG_REPLY, ENVELOPE, Envelope, ErrorBody, split_reply
 
 if TYPE_CHECKING:
     from types import TracebackType
 
     from kobrowser.cdp._transport import Transport
 
-__all__ = [
-    "BatchCall",
-    "ClickableMapDecode",
-    "Connection",
-    "Decode",
-    "LeanAXDecode",
-    "LeanClickableDecode",
-]
+__all__ = ["Connection"]
 
 _log = logging.getLogger("kobrowser.cdp")
 _ID_HEAD = re.compile(rb'\{"id":(\d{1,15})[,}]')  # how Chrome's replies start
@@ -107,22 +91,14 @@ class Connection:
         self._sessions[None] = self.root
         self._close_listeners: list[Any] = []
         self._loop: asyncio.AbstractEventLoop | None = None
-        # A pipe in CBOR mode frames and encodes calls itself.
-        self._encode_call: Callable[[int, str, dict[str, Any] | None, str | None], bytes] = getattr(
-            transport, "encode_call", encode_call
+        # Each transport frames and encodes calls its way (JSON, or CBOR on a pipe).
+        self._encode_call: Callable[[int, str, dict[str, Any] | None, str | None], bytes] = (
+            transport.encode_call
         )
-        # Decoder class -> ids of the calls whose answers the transport should
-        # make lean for it (LeanAXDecode, LeanClickableDecode,
-        # ClickableMapDecode), when it can; it takes an id out once answered.
-        self._lean_sets: dict[type, set[int]] = {
-            kind: ids
-            for kind, name in (
-                (LeanAXDecode, "lean_ids"),
-                (LeanClickableDecode, "lean_clickable_ids"),
-                (ClickableMapDecode, "clickable_map_ids"),
-            )
-            if (ids := getattr(transport, name, None)) is not None
-        }
+        # Call id -> compiled projection of its answer, for a transport that
+        # projects answers (None: it projects none); it takes an id out once
+        # answered, the connection those never answered.
+        self._keeps: dict[int, Any] | None = transport.projections
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -165,8 +141,7 @@ class Connection:
     @property
     def transport_kind(self) -> str:
         """How this connection reaches Chrome: "websocket", "pipe-json" or "pipe-cbor"."""
-        kind: str = getattr(self._transport, "kind", "websocket")
-        return kind
+        return self._transport.kind
 
     @property
     def pending_count(self) -> int:
@@ -195,14 +170,23 @@ class Connection:
         params: dict[str, Any] | None,
         session: CDPSession,
         timeout: float | None,
+        keep: Keep | None = None,
     ) -> msgspec.Raw:
-        """Send ``method`` on ``session`` and wait for its result (raw JSON)."""
+        """Send ``method`` on ``session`` and wait for its result (raw JSON).
+
+        ``keep``: what to keep of the result, on a transport that projects
+        answers (see :class:`~kobrowser.cdp.Keep`); others return it whole.
+        """
         if self._closed is not None:
             raise ConnectionClosedError(self._closed)
         if session._closed is not None:
             raise TargetClosedError(f"{method}: {session._closed}")
         call_id = next(self._ids)
         data = self._encode_call(call_id, method, params, session.id)
+        keeps = self._keeps if keep is not None and keep.compiled is not None else None
+        if keeps is not None:
+            assert keep is not None
+            keeps[call_id] = keep.compiled
         deadline = self.timeout if timeout is None else seconds(timeout)
         loop = self._loop
         if loop is not None:
@@ -220,6 +204,8 @@ class Connection:
             finally:
                 timer.cancel()
                 self._pending.pop(call_id, None)
+                if keeps is not None:
+                    keeps.pop(call_id, None)  # an error reply, or never answered
         else:
             call = Call(method, session, None)
             self._pending[call_id] = call
@@ -232,6 +218,8 @@ class Connection:
                     raise CDPTimeoutError(method, deadline) from None
             finally:
                 self._pending.pop(call_id, None)
+                if keeps is not None:
+                    keeps.pop(call_id, None)
         if call.error is not None:
             raise call.error
         result: msgspec.Raw = call.result
@@ -247,14 +235,16 @@ class Connection:
 
         The calls go out back to back, in order (Chrome answers one session's
         calls in the order it got them), and share one deadline. It costs far
-        less than one task per call, which matters when a snapshot asks tens
+        less than one task per call, which matters when a caller asks tens
         of frames at once. A request's decoder, when given, runs as soon as
         its answer arrives (while the others are still being worked on);
         it must be fast and must not block.
 
         Args:
             requests: ``(session, method, params, decoder)`` of each call;
-                ``decoder`` is None to get the raw result JSON.
+                ``decoder`` is None to get the raw result JSON. A decoder made
+                by :meth:`Keep.decoder <kobrowser.cdp.Keep.decoder>` asks for
+                its projection of the result (where the transport can).
             timeout: the deadline of the whole batch, in seconds; default is
                 the connection's.
 
@@ -283,8 +273,8 @@ class Connection:
         results: list[Any] = []
         ids: list[int] = []
         pending = self._pending
-        lean_sets = self._lean_sets
-        leaned = False
+        keeps = self._keeps
+        kept = False
         timer: asyncio.TimerHandle | None = None
         try:
             if loop is not None:
@@ -301,11 +291,11 @@ class Connection:
                     batch.left += 1
                     pending[call_id] = call
                     ids.append(call_id)
-                    if lean_sets:
-                        lean = lean_sets.get(decoder.__class__)
-                        if lean is not None:
-                            lean.add(call_id)
-                            leaned = True
+                    if keeps is not None and type(decoder) is KeptDecode:
+                        compiled = decoder.keep.compiled
+                        if compiled is not None:
+                            keeps[call_id] = compiled
+                            kept = True
                     await self._transport.send(
                         self._encode_call(call_id, method, params, session.id)
                     )
@@ -323,9 +313,10 @@ class Connection:
                 timer.cancel()
             for call_id in ids:
                 pending.pop(call_id, None)
-            if leaned:
-                for lean in lean_sets.values():
-                    lean.difference_update(ids)  # calls never answered
+            if kept:
+                assert keeps is not None
+                for call_id in ids:
+                    keeps.pop(call_id, None)  # error replies, calls never answered
         for call in batch.calls:
             results.append(call.error if call.error is not None else call.result)
         return results

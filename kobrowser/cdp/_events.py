@@ -1,4 +1,4 @@
-"""Lean msgspec structs for the ``Target`` domain events every layer follows.
+"""Small msgspec structs for the ``Target`` domain events every layer follows.
 
 One definition, decoded with prebuilt decoders: the connection, the frame
 registry, the page state and the browser's target tracking all read

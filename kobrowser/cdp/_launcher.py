@@ -18,7 +18,6 @@ from __future__ import annotations
 import atexit
 import collections
 import contextlib
-import logging
 import os
 import re
 import shutil
@@ -32,13 +31,12 @@ import anyio
 import anyio.abc
 
 from kobrowser._exceptions import ConnectionClosedError, LaunchError
-from kobrowser.cdp._pipe import PipeTransport, cbor_codec
+from kobrowser.cdp._codec import cbor_codec, warn_json_fallback
+from kobrowser.cdp._pipe import PipeTransport
 from kobrowser.cdp._profiles import make_profile_dir, remove_tree, sweep_stale_profiles
 from kobrowser.cdp._transport import Transport, http_get_json, open_transport
 
 __all__ = ["TRANSPORTS", "ChromeProcess", "choose_transport", "find_chrome", "resolve_endpoint"]
-
-_log = logging.getLogger("kobrowser.cdp")
 
 TRANSPORTS = ("pipe", "pipe-cbor", "pipe-json", "websocket")
 """What ``launch(transport=...)`` and ``KOBROWSER_TRANSPORT`` accept; ``pipe``
@@ -89,7 +87,6 @@ _DEVTOOLS_LINE = re.compile(r"DevTools listening on (ws://\S+)")
 # our pipe ends from its stdin/stdout there, then execs Chrome (same pid).
 _PIPE_SHIM = 'exec "$@" 3<&0 4>&1 0</dev/null 1>/dev/null'
 _PROBE_ID = 2**31 - 1  # the start-up call's id; the connection counts from 1
-_fallback_logged = False
 
 
 def choose_transport(requested: str | None = None) -> str:
@@ -97,12 +94,12 @@ def choose_transport(requested: str | None = None) -> str:
 
     ``requested`` (else ``KOBROWSER_TRANSPORT``, else ``"pipe"``) is one of
     :data:`TRANSPORTS`. ``"pipe"`` means CBOR when the native codec is
-    importable, else the JSON pipe (said once, at debug level).
+    importable, else the JSON pipe (said once per process, as a warning on
+    the ``kobrowser`` logger).
 
     Raises:
         LaunchError: an unknown name, or ``"pipe-cbor"`` without the codec.
     """
-    global _fallback_logged
     value = requested or os.environ.get("KOBROWSER_TRANSPORT") or "pipe"
     if value not in TRANSPORTS:
         raise LaunchError(f"unknown transport {value!r}: use one of {', '.join(TRANSPORTS)}")
@@ -119,9 +116,8 @@ def choose_transport(requested: str | None = None) -> str:
             "transport 'pipe-cbor' needs the native codec kobrowser.cdp._cbor, which is not "
             "built or is stale (reinstall with a C compiler), or use transport='pipe-json'"
         )
-    if value == "pipe" and not _fallback_logged:
-        _fallback_logged = True
-        _log.debug("kobrowser.cdp._cbor is not built (or is stale): launch() uses the JSON pipe")
+    if value == "pipe":
+        warn_json_fallback()
     return "pipe-json"
 
 

@@ -10,7 +10,8 @@ we hold the other ends. Two framings:
   conversions of every reply. The native codec (:mod:`kobrowser.cdp._cbor`)
   turns each message into the same JSON the WebSocket carries, so everything
   above the transport is unchanged, and encodes commands into Chrome's
-  enveloped CBOR.
+  enveloped CBOR. Of a call made with a :class:`~kobrowser.cdp.Keep`, it
+  writes only the part of the result the call keeps (:attr:`projections`).
 
 A message's bytes are read straight into one buffer (a large reply: into a
 buffer of its announced size) and transcoded from there, without copies.
@@ -30,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import importlib
 import logging
 import os
 import sys
@@ -40,10 +40,11 @@ import anyio
 import msgspec
 
 from kobrowser._exceptions import ConnectionClosedError
+from kobrowser.cdp._codec import cbor_codec, codec_trouble
 from kobrowser.cdp._transport import on_asyncio
 from kobrowser.cdp._wire import encode_call as json_encode_call
 
-__all__ = ["MAX_MESSAGE", "PipeTransport", "cbor_codec"]
+__all__ = ["MAX_MESSAGE", "PipeTransport"]
 
 _log = logging.getLogger("kobrowser.cdp")
 
@@ -56,56 +57,15 @@ _F_SETPIPE_SZ = 1031  # Linux: let each pipe hold a MiB, so a big reply takes fe
 _MALFORMED = -32700  # JSON-RPC "parse error", the code a malformed reply fails its call with
 
 
-_CODEC_ABI = 6
-"""The ``ABI`` the native codec must report (``CODEC_ABI`` in ``_cbor.c``)."""
-_stale_logged = False
-
-
-def cbor_codec() -> Any:
-    """The native CBOR codec module, or None when it was not built or is stale.
-
-    Stale: a build left over from an older ``_cbor.c`` (an editable install
-    not rebuilt), whose ``ABI`` differs from what this code calls. It is not
-    used (said once, at debug level), so launches take the JSON pipe instead
-    of failing on a call the old build does not know.
-    """
-    global _stale_logged
-    try:
-        codec = importlib.import_module(f"{__package__}._cbor")
-    except ImportError:
-        return None
-    abi = getattr(codec, "ABI", None)
-    if abi != _CODEC_ABI:
-        if not _stale_logged:
-            _stale_logged = True
-            _log.debug(
-                "kobrowser.cdp._cbor is stale (ABI %s, this code needs %d; rebuild it: "
-                "pip install -e . or scripts/setup.sh): using the JSON pipe",
-                abi,
-                _CODEC_ABI,
-            )
-        return None
-    codec.set_default(_to_builtins)
-    return codec
-
-
-def _to_builtins(value: object) -> object:
-    if isinstance(value, msgspec.Raw):
-        return msgspec.json.decode(value)
-    return msgspec.to_builtins(value)
-
-
 class _Framer:
     """Cuts the bytes read from Chrome into messages (JSON bytes), in order."""
 
     def __init__(self, fd: int, codec: Any, max_message: int) -> None:
         self.fd = fd
         self.codec = codec  # None: NUL-separated JSON
-        # CBOR: ids of the calls whose answers are transcoded lean (the codec
-        # takes an id out as its answer goes by; see Connection.call_many).
-        self.lean_ids: set[int] = set()
-        self.lean_clickable_ids: set[int] = set()
-        self.clickable_map_ids: set[int] = set()
+        # CBOR: call id -> projection of its answer (the codec takes an id out
+        # as its answer goes by; see Connection.call and call_many).
+        self.keeps: dict[int, Any] = {}
         self.max_message = max_message
         self.buf = bytearray(_CHUNK)
         self.start = 0  # first unconsumed byte of buf
@@ -233,11 +193,7 @@ class _Framer:
             self.messages.append(bytes(data))
             return
         try:
-            self.messages.append(
-                self.codec.to_json(
-                    data, self.lean_ids, self.lean_clickable_ids, self.clickable_map_ids
-                )
-            )
+            self.messages.append(self.codec.to_json(data, self.keeps))
         except self.codec.CBORError as exc:
             where = "" if offset is None else f" (message at stream offset {offset})"
             if exc.call_id is None:
@@ -257,7 +213,12 @@ class PipeTransport:
         max_message: the largest message accepted from Chrome, in bytes.
 
     The transport owns both descriptors and closes them in :meth:`aclose`.
-    ``kind`` is ``"pipe-cbor"`` or ``"pipe-json"``.
+
+    Attributes:
+        kind: ``"pipe-cbor"`` or ``"pipe-json"``.
+        projections: CBOR: call id -> compiled :class:`~kobrowser.cdp.Keep` of
+            the calls whose answers the codec projects (it takes an id out as
+            its answer goes by); JSON: None (answers arrive whole).
     """
 
     def __init__(
@@ -265,9 +226,7 @@ class PipeTransport:
     ) -> None:
         codec = cbor_codec() if cbor else None
         if cbor and codec is None:
-            raise ValueError(
-                "the CBOR pipe needs kobrowser.cdp._cbor, which is not built (or is stale)"
-            )
+            raise ValueError(f"the CBOR pipe needs kobrowser.cdp._cbor, which {codec_trouble()}")
         self.kind = "pipe-cbor" if cbor else "pipe-json"
         self._read_fd = read_fd
         self._write_fd = write_fd
@@ -279,16 +238,8 @@ class PipeTransport:
 
                     fcntl.fcntl(fd, _F_SETPIPE_SZ, _CHUNK)
         self._framer = _Framer(read_fd, codec, max_message)
-        # Ids of calls answered lean (kobrowser.cdp.LeanAXDecode); CBOR only.
-        self.lean_ids: set[int] | None = self._framer.lean_ids if codec is not None else None
-        # The same for LeanClickableDecode (the clickable map's captureSnapshot).
-        self.lean_clickable_ids: set[int] | None = (
-            self._framer.lean_clickable_ids if codec is not None else None
-        )
-        # And for ClickableMapDecode: the codec answers with the map itself.
-        self.clickable_map_ids: set[int] | None = (
-            self._framer.clickable_map_ids if codec is not None else None
-        )
+        # Call id -> projection of its answer (kobrowser.cdp.Keep); CBOR only.
+        self.projections: dict[int, Any] | None = self._framer.keeps if codec is not None else None
         self._encode = codec.encode_call if codec is not None else _json_call
         self._closed = False
         self._writers = 0  # senders in the slow path: later ones must queue behind them

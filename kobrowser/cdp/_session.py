@@ -4,31 +4,68 @@ A :class:`CDPSession` is the raw protocol handle of a target: ``send()`` a
 method and await its result, or ``subscribe()`` to its events. Sessions are
 created by the :class:`~kobrowser.cdp.Connection` when Chrome reports an
 attach (flattened mode), so every session of every tab and out-of-process
-frame travels over the one WebSocket.
+frame travels over the one WebSocket. A session sees its connection through
+:class:`SessionConnection` (what :class:`~kobrowser.cdp.Connection` offers
+it), so this module does not import the connection's.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeVar
 
 import anyio
 import msgspec
 
 from kobrowser._exceptions import TargetClosedError
 from kobrowser._validate import timeout as check_timeout
+from kobrowser.cdp._calls import Decode
+from kobrowser.cdp._keep import Keep
 
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from kobrowser.cdp._connection import Connection
-
-__all__ = ["CDPEvent", "CDPSession", "EventStream"]
+__all__ = ["BatchCall", "CDPEvent", "CDPSession", "EventStream", "SessionConnection"]
 
 _log = logging.getLogger("kobrowser.cdp")
 T = TypeVar("T")
 Listener = Callable[[msgspec.Raw], None]
+
+BatchCall: TypeAlias = tuple["CDPSession", str, "dict[str, Any] | None", "Decode | None"]
+"""One call of :meth:`Connection.call_many`: session, method, params, decoder."""
+
+
+class SessionConnection(Protocol):
+    """What a session's connection (a :class:`~kobrowser.cdp.Connection`) offers it
+    and its users; see there for each member."""
+
+    @property
+    def closed(self) -> bool: ...
+
+    @property
+    def root(self) -> CDPSession: ...
+
+    @property
+    def transport_kind(self) -> str: ...
+
+    @property
+    def pending_count(self) -> int: ...
+
+    def session(self, session_id: str) -> CDPSession: ...
+
+    async def call(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        session: CDPSession,
+        timeout: float | None,
+        keep: Keep | None = None,
+    ) -> msgspec.Raw: ...
+
+    async def call_many(
+        self, requests: Sequence[BatchCall], *, timeout: float | None = None
+    ) -> list[Any]: ...
 
 
 class CDPEvent:
@@ -147,7 +184,7 @@ class CDPSession:
 
     def __init__(
         self,
-        connection: Connection,
+        connection: SessionConnection,
         session_id: str | None,
         *,
         target_id: str | None = None,
@@ -165,8 +202,8 @@ class CDPSession:
         self._close_error: type[Exception] = TargetClosedError
 
     @property
-    def connection(self) -> Connection:
-        """The connection this session travels on."""
+    def connection(self) -> SessionConnection:
+        """The connection this session travels on (a :class:`~kobrowser.cdp.Connection`)."""
         return self._connection
 
     @property
@@ -202,10 +239,24 @@ class CDPSession:
         return result
 
     async def send_raw(
-        self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        keep: Keep | None = None,
     ) -> msgspec.Raw:
-        """Like :meth:`send` but return the undecoded result JSON."""
-        return await self._connection.call(method, params, self, timeout)
+        """Like :meth:`send` but return the undecoded result JSON.
+
+        Args:
+            method: e.g. ``"Runtime.evaluate"``.
+            params: the method's parameters.
+            timeout: deadline in seconds; default is the connection's.
+            keep: what to keep of the result, on a transport that can
+                project it (:class:`~kobrowser.cdp.Keep`); the others return
+                it whole, so read both.
+        """
+        return await self._connection.call(method, params, self, timeout, keep)
 
     async def send_typed(
         self,
@@ -214,9 +265,11 @@ class CDPSession:
         decoder: msgspec.json.Decoder[T],
         *,
         timeout: float | None = None,
+        keep: Keep | None = None,
     ) -> T:
-        """Like :meth:`send` but decode the result with a prebuilt msgspec decoder."""
-        raw = await self._connection.call(method, params, self, timeout)
+        """Like :meth:`send` but decode the result with a prebuilt msgspec decoder
+        (``keep`` as in :meth:`send_raw`)."""
+        raw = await self._connection.call(method, params, self, timeout, keep)
         return decoder.decode(raw if len(raw) else b"{}")
 
     def subscribe(self, *methods: str, max_buffer: int = 1024) -> EventStream:

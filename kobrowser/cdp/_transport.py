@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import anyio
 import anyio.abc
 
 from kobrowser._exceptions import ConnectionClosedError
+from kobrowser.cdp._wire import encode_call
 
 __all__ = ["AiohttpTransport", "Transport", "WsprotoTransport", "http_get_json", "open_transport"]
 
@@ -30,14 +31,28 @@ __all__ = ["AiohttpTransport", "Transport", "WsprotoTransport", "http_get_json",
 class Transport(Protocol):
     """A message-oriented, bidirectional channel to the browser.
 
-    A transport may also have ``kind`` (a name, see
-    :attr:`Connection.transport_kind`) and ``encode_call(call_id, method,
-    params, session_id) -> bytes`` when its wire format is not plain JSON
-    (the CBOR pipe); :func:`~kobrowser.cdp._wire.encode_call` is the default.
+    Attributes:
+        kind: how it reaches Chrome (see :attr:`Connection.transport_kind`).
+        projections: call id -> compiled :class:`~kobrowser.cdp.Keep` of the
+            calls whose answers this transport projects (taken out as each
+            answer goes by; the connection puts them in and takes out those
+            never answered), or None for a transport that projects none
+            (the answers arrive whole).
     """
 
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def projections(self) -> dict[int, Any] | None: ...
+
+    def encode_call(
+        self, call_id: int, method: str, params: dict[str, Any] | None, session_id: str | None
+    ) -> bytes:
+        """One call as this transport's :meth:`send` takes it."""
+
     async def send(self, data: bytes) -> None:
-        """Send one whole message (UTF-8 JSON)."""
+        """Send one whole message, as :meth:`encode_call` made it."""
 
     async def receive(self) -> bytes | str:
         """Return the next whole message; raise ConnectionClosedError at the end."""
@@ -66,6 +81,8 @@ class AiohttpTransport:
     """aiohttp WebSocket client (asyncio only)."""
 
     kind = "websocket"
+    projections = None
+    encode_call = staticmethod(encode_call)
 
     def __init__(self, session: object, ws: object) -> None:
         import aiohttp
@@ -137,6 +154,8 @@ class WsprotoTransport:
     """wsproto WebSocket over anyio byte streams (any anyio backend)."""
 
     kind = "websocket"
+    projections = None
+    encode_call = staticmethod(encode_call)
 
     def __init__(self, stream: anyio.abc.ByteStream, ws: object) -> None:
         self._stream = stream

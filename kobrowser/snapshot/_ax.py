@@ -16,12 +16,13 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Literal, cast
+from typing import Any, Final, Literal, cast, get_args
 
 import msgspec
 
 __all__ = [
     "AX_TREE_DECODER",
+    "FLAT_AX_KEEP",
     "AXNode",
     "AXProperty",
     "AXTree",
@@ -155,10 +156,10 @@ LeanPropertyName = Literal[
     "editable",
     "focusable",
 ]
-"""The properties a lean answer keeps (``LEAN_PROPERTIES`` in kobrowser/cdp/_cbor.c,
-the ones :func:`~kobrowser.snapshot._states.read_props` reads; a test holds the
-three equal). Typed as literals, a property's name is decoded as this one
-string object, not a new one per property (21,600 fewer on the 2,400-row table)."""
+"""The properties a flat answer keeps (:data:`FLAT_AX_KEEP`): the ones
+:func:`~kobrowser.snapshot._states.read_props` reads (a test holds the two
+equal). Typed as literals, a property's name is decoded as this one string
+object, not a new one per property (21,600 fewer on the 2,400-row table)."""
 
 
 class FlatAXProperty(msgspec.Struct, gc=False, array_like=True):
@@ -169,16 +170,16 @@ class FlatAXProperty(msgspec.Struct, gc=False, array_like=True):
 
 
 class FlatAXNode(msgspec.Struct, gc=False):
-    """A node of a lean answer on the CBOR pipe (``flatNodes``), for the walk only.
+    """A node of a flat answer (``flatNodes``, see :data:`FLAT_AX_KEEP`), for the walk only.
 
-    The codec writes ``role``, ``name`` and ``value`` flat: each is the
-    ``value`` of Chrome's ``AXValue`` itself (None when Chrome sent none),
-    not a struct holding it; ``properties`` holds only those the walk reads
-    (``LEAN_PROPERTIES`` in ``kobrowser/cdp/_cbor.c``), each as a
-    :class:`FlatAXProperty`; and a shown ``StaticText`` comes without its
-    ``childIds`` (the walk never reads them). Four to six objects fewer per
-    node than :class:`_WalkAXNode`, to decode and to free. The walk reads
-    both kinds: a node is flat when its class is this one.
+    ``role``, ``name`` and ``value`` are flat: each is the ``value`` of
+    Chrome's ``AXValue`` itself (None when Chrome sent none), not a struct
+    holding it; ``properties`` holds only those the walk reads
+    (:data:`LeanPropertyName`), each as a :class:`FlatAXProperty`; and a
+    shown ``StaticText`` comes without its ``childIds`` (the walk never
+    reads them). Four to six objects fewer per node than
+    :class:`_WalkAXNode`, to decode and to free. The walk reads both kinds:
+    a node is flat when its class is this one.
     """
 
     nodeId: str
@@ -196,6 +197,40 @@ class _WalkAXTree(msgspec.Struct, gc=False):
     flatNodes: list[FlatAXNode] | None = None
 
 
+_AX_VALUE: Final = {"$unwrap": "value"}
+FLAT_AX_KEEP: Final[dict[str, Any]] = {
+    "$rename": {"nodes": "flatNodes"},
+    "nodes": {
+        "$each": {
+            **dict.fromkeys(FlatAXNode.__struct_fields__),
+            "role": _AX_VALUE,
+            "name": _AX_VALUE,
+            "value": _AX_VALUE,
+            "properties": {
+                "$each": {"$pick": list(FlatAXProperty.__struct_fields__), "value": _AX_VALUE},
+                "$only": ["name", sorted(get_args(LeanPropertyName))],
+            },
+        },
+        "$when": [
+            # A shown inline text box after the root: never printed, nor
+            # anything below it (the walk skips it, see _roles.py and _tree.py).
+            {"match": [["ignored", False], ["role", "InlineTextBox"]], "drop": True, "from": 1},
+            # A shown text piece: the walk never reads its children.
+            {"match": [["ignored", False], ["role", "StaticText"]], "omit": ["childIds"]},
+        ],
+    },
+}
+"""What the snapshot's decode reads of a ``getFullAXTree`` answer, as the spec
+of a :class:`kobrowser.cdp.Keep` (the CBOR pipe applies it while transcoding;
+the tab compiles it): the nodes, renamed ``flatNodes`` so that
+:func:`decode_snapshot_nodes` tells the two forms apart, each with only the
+fields of :class:`FlatAXNode`, its role, name and value unwrapped, its
+properties those the walk reads as ``[name, value]``, without the shown
+inline text boxes after the root and the children of shown text pieces. An
+ignored node stays whole (its children are walked), whatever its role; the
+match wants ``ignored`` before ``role``, as Chrome sends them."""
+
+
 _WALK_DECODER: msgspec.json.Decoder[_WalkAXTree] = msgspec.json.Decoder(_WalkAXTree)
 
 
@@ -205,7 +240,7 @@ def decode_snapshot_nodes(data: bytes | bytearray | memoryview | str) -> list[AX
     Like ``decode_ax_tree(data).nodes``, with the garbage collector paused,
     but each node's ``properties`` and ``childIds`` are tuples and its
     values have no ``type`` (see ``_WalkAXNode``): read them, never change
-    them. A lean answer of the CBOR pipe (``{"flatNodes": [...]}``) gives
+    them. A flat answer (``{"flatNodes": [...]}``, :data:`FLAT_AX_KEEP`) gives
     :class:`FlatAXNode` nodes instead. Not for the AX mirror or anything that
     compares nodes with other decoded nodes.
 
@@ -239,9 +274,10 @@ def raw_name(node: AXNode | FlatAXNode) -> Any:
 def counted_nodes(nodes: Sequence[AXNode | FlatAXNode]) -> int:
     """How many of a document's nodes count toward the AX mirror's ``min_nodes``.
 
-    All but its shown inline text boxes (after the root). A lean answer on the
-    CBOR pipe leaves those out (the snapshot never prints them), so counting
-    them on other transports would start mirrors at other page sizes.
+    All but its shown inline text boxes (after the root). A flat answer
+    (:data:`FLAT_AX_KEEP`, on the CBOR pipe) leaves those out (the snapshot
+    never prints them), so counting them on other transports would start
+    mirrors at other page sizes.
     """
     boxes = 0
     for at in range(1, len(nodes)):

@@ -85,8 +85,8 @@ _PROP_BITS: Final[dict[tuple[str, Any], int]] = {
 }
 _STATE_PROPS: Final = frozenset(name for name, _ in _PROP_BITS)
 READ_PROPERTIES: Final = frozenset({*_STATE_PROPS, "editable", "focusable"})
-"""Every property :func:`read_props` reads (the CBOR codec's lean answer keeps
-only these: ``LEAN_PROPERTIES`` in kobrowser/cdp/_cbor.c, held equal by a test)."""
+"""Every property :func:`read_props` reads (a flat answer keeps only these:
+``LeanPropertyName`` in :mod:`._ax`, held equal by a test)."""
 
 STATES_BY_BITS: dict[int, tuple[str, ...]] = {0: ()}
 """State bits -> states in grammar order (a cache, filled by :func:`states_of`)."""

@@ -14,11 +14,16 @@ from typing import Any
 import anyio
 
 from kobrowser import ConnectionClosedError
+from kobrowser.cdp._wire import encode_call
 
 _END = object()
 
 
 class FakeTransport:
+    kind = "websocket"
+    projections = None  # answers arrive whole, as on the WebSocket
+    encode_call = staticmethod(encode_call)
+
     def __init__(self) -> None:
         self._inbox_send, self._inbox = anyio.create_memory_object_stream[object](math.inf)
         self._outbox_send, self._outbox = anyio.create_memory_object_stream[dict[str, Any]](

@@ -1,6 +1,7 @@
-"""Lean transcoding of getFullAXTree answers (``to_json(data, lean)``, LeanAXDecode).
+"""The flat getFullAXTree answer: the codec applying the snapshot's projection
+(``to_json(data, {id: projection})`` with ``FLAT_AX_KEEP``, kobrowser/snapshot/_ax.py).
 
-A lean answer is ``{"flatNodes": [...]}``: each node without the keys the
+A flat answer is ``{"flatNodes": [...]}``: each node without the keys the
 walk never reads, its role, name and value flat (the AXValue's ``value``),
 only the properties the walk reads, as ``[name, value]``, and a shown text
 piece without its children. Decoded by the walk's decoder, it must equal the
@@ -11,6 +12,7 @@ strings included).
 
 from __future__ import annotations
 
+import re
 from typing import Any, get_args
 
 import msgspec
@@ -20,14 +22,26 @@ from _flat_ax import flatten
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kobrowser.cdp import cbor_codec
-from kobrowser.snapshot._ax import FlatAXNode, LeanPropertyName, decode_snapshot_nodes
+from kobrowser.cdp import Keep, cbor_codec
+from kobrowser.snapshot._ax import (
+    FLAT_AX_KEEP,
+    FlatAXNode,
+    LeanPropertyName,
+    decode_snapshot_nodes,
+)
 from kobrowser.snapshot._states import READ_PROPERTIES
 
 from ._cbor_ref import chrome_encode
 
 codec = cbor_codec()
 pytestmark = pytest.mark.skipif(codec is None, reason="kobrowser.cdp._cbor is not built")
+FLAT = Keep(FLAT_AX_KEEP).compiled
+
+
+def lean(*ids: int) -> dict[int, object]:
+    """The ``keeps`` of to_json: these calls' answers flat."""
+    return dict.fromkeys(ids, FLAT)
+
 
 DROPPED = ("sources", "chromeRole", "parentId", "ignoredReasons", "frameId", "description")
 
@@ -126,14 +140,14 @@ def test_a_lean_answer_decodes_to_the_same_ax_tree(
     nodes: list[dict[str, Any]], utf16: bool
 ) -> None:
     data = _message(5, nodes, utf16)
-    lean_ids = {5, 6}
-    lean = msgspec.json.decode(codec.to_json(data, lean_ids))  # valid JSON, whatever was left out
-    assert lean_ids == {6}  # the answered id is taken out
-    assert lean["id"] == 5 and lean["sessionId"] == "S1"
-    for node in lean["result"]["flatNodes"]:
+    keeps = lean(5, 6)
+    flat = msgspec.json.decode(codec.to_json(data, keeps))  # valid JSON, whatever was left out
+    assert keeps == lean(6)  # the answered id is taken out
+    assert flat["id"] == 5 and flat["sessionId"] == "S1"
+    for node in flat["result"]["flatNodes"]:
         assert not set(node) & set(DROPPED)
         assert all(name in READ_PROPERTIES for name, _ in node.get("properties", ()))
-    assert _lean_nodes(codec.to_json(data, {5})) == _expected(data, nodes)
+    assert _lean_nodes(codec.to_json(data, lean(5))) == _expected(data, nodes)
 
 
 def test_lean_leaves_out_only_the_nodes_unread_keys() -> None:
@@ -166,7 +180,7 @@ def test_lean_leaves_out_only_the_nodes_unread_keys() -> None:
     }
     other = {"parentId": "1", "nodeId": "4", "role": None, "childIds": ["5"]}
     data = _message(3, [node, text, other])
-    assert codec.to_json(data, {3}) == (
+    assert codec.to_json(data, lean(3)) == (
         b'{"id":3,"result":{"flatNodes":[{"nodeId":"1","ignored":false,'
         b'"role":"button","name":"Go",'
         b'"properties":[["focusable",true],["checked","mixed"]],'
@@ -175,15 +189,18 @@ def test_lean_leaves_out_only_the_nodes_unread_keys() -> None:
         b'"properties":[]},'
         b'{"nodeId":"4","role":null,"childIds":["5"]}]},"sessionId":"S1"}'
     )
-    # Another call's answer, an empty set or None: transcoded whole.
+    # Another call's answer, an empty dict or None: transcoded whole.
     whole = codec.to_json(data)
     assert b'"sources"' in whole and b'"parentId"' in whole
     assert (
-        codec.to_json(data, {4}) == codec.to_json(data, set()) == codec.to_json(data, None) == whole
+        codec.to_json(data, lean(4))
+        == codec.to_json(data, {})
+        == codec.to_json(data, None)
+        == whole
     )
     # Keys elsewhere in the message (an event's params) are never left out.
     event = chrome_encode({"method": "X.y", "params": {"nodes": [node]}})
-    assert codec.to_json(event, {3}) == codec.to_json(event)
+    assert codec.to_json(event, lean(3)) == codec.to_json(event)
 
 
 def test_lean_still_checks_the_input() -> None:
@@ -191,12 +208,14 @@ def test_lean_still_checks_the_input() -> None:
     assert data.count(b"\x61Q") == 1
     bad = data.replace(b"\x61Q", b"\xc1Q")  # an unsupported tag, same length
     with pytest.raises(codec.CBORError, match="tag 1") as info:
-        codec.to_json(bad, {3})
+        codec.to_json(bad, lean(3))
     assert info.value.call_id == 3 and info.value.offset == data.index(b"\x61Q")
     with pytest.raises(TypeError):
         codec.to_json(data, [3])
     with pytest.raises(TypeError):
         codec.to_json()
+    with pytest.raises(ValueError, match="Capsule"):  # not a projection
+        codec.to_json(data, {3: "flat"})
 
 
 INLINE_BOX = {"type": "role", "value": "InlineTextBox"}
@@ -207,7 +226,7 @@ def _box(node_id: str, **fields: Any) -> dict[str, Any]:
 
 
 def _left_out(index: int, node: dict[str, Any]) -> bool:
-    """Whether a lean answer leaves the node out (see ``to_json`` in _cbor.c)."""
+    """Whether a flat answer leaves the node out (the drop case of FLAT_AX_KEEP)."""
     return index > 0 and bool(_shown_role(node) == "InlineTextBox")
 
 
@@ -223,14 +242,14 @@ def test_lean_leaves_out_inline_text_boxes_after_the_root() -> None:
         {"nodeId": "8", "ignored": False, "role": {"value": "InlineTextBox", "type": "role"}},
         _box("10", backendDOMNodeId=4),
     ]
-    lean = codec.to_json(_message(3, nodes, False), {3})
-    kept = msgspec.json.decode(lean)["result"]["flatNodes"]
+    flat = codec.to_json(_message(3, nodes, False), lean(3))
+    kept = msgspec.json.decode(flat)["result"]["flatNodes"]
     assert [node["nodeId"] for node in kept] == ["1", "2", "5", "6", "7"]
-    assert lean.startswith(b'{"id":3,"result":{"flatNodes":[{"nodeId":"1",')
-    assert b'"nodeId":"2","ignored":false,"role":"StaticText"},' in lean
-    assert b'"nodeId":"4"' not in lean and b'"Hi"' not in lean
+    assert flat.startswith(b'{"id":3,"result":{"flatNodes":[{"nodeId":"1",')
+    assert b'"nodeId":"2","ignored":false,"role":"StaticText"},' in flat
+    assert b'"nodeId":"4"' not in flat and b'"Hi"' not in flat
     # Only boxes: the root alone is left.
-    only = codec.to_json(_message(4, [_box("1"), _box("2"), _box("3")]), {4})
+    only = codec.to_json(_message(4, [_box("1"), _box("2"), _box("3")]), lean(4))
     assert only == b'{"id":4,"result":{"flatNodes":[{"nodeId":"1","ignored":false,' + (
         b'"role":"InlineTextBox"}]},"sessionId":"S1"}'
     )
@@ -246,8 +265,8 @@ def test_the_rest_of_a_left_out_box_goes_unread() -> None:
     data = _message(3, nodes, False)
     assert data.count(b"\x62QQ") == 1
     bad = data.replace(b"\x62QQ", b"\xc1\x61Q")  # same length
-    lean = msgspec.json.decode(codec.to_json(bad, {3}))
-    assert [node["nodeId"] for node in lean["result"]["flatNodes"]] == ["1"]
+    flat = msgspec.json.decode(codec.to_json(bad, lean(3)))
+    assert [node["nodeId"] for node in flat["result"]["flatNodes"]] == ["1"]
     with pytest.raises(codec.CBORError, match="tag 1"):
         codec.to_json(bad)
 
@@ -267,14 +286,19 @@ def test_a_lean_answer_is_the_whole_one_without_its_boxes(
     nodes: list[dict[str, Any]], utf16: bool
 ) -> None:
     data = _message(7, nodes, utf16)
-    assert _lean_nodes(codec.to_json(data, {7})) == _expected(data, nodes)
+    assert _lean_nodes(codec.to_json(data, lean(7))) == _expected(data, nodes)
 
 
-def test_the_codec_keeps_the_properties_the_walk_reads() -> None:
-    assert set(codec.LEAN_PROPERTIES) == READ_PROPERTIES
+def test_the_projection_keeps_the_properties_and_fields_the_walk_reads() -> None:
+    nodes = FLAT_AX_KEEP["nodes"]
+    assert set(nodes["$each"]["properties"]["$only"][1]) == READ_PROPERTIES
     # ... and the flat property's name is typed as exactly those (a name
-    # outside them would fail the decode of every lean answer).
+    # outside them would fail the decode of every flat answer).
     assert set(get_args(LeanPropertyName)) == READ_PROPERTIES
+    # Every field of a flat node is kept (a field added to the struct and not
+    # kept would be silently missing on the CBOR pipe), and nothing else.
+    assert set(nodes["$each"]) == set(FlatAXNode.__struct_fields__)
+    assert FLAT_AX_KEEP["$rename"] == {"nodes": "flatNodes"}
 
 
 def test_a_shown_text_piece_loses_only_its_children() -> None:
@@ -291,8 +315,8 @@ def test_a_shown_text_piece_loses_only_its_children() -> None:
         piece("6", ignored=False, role={"type": "role", "value": "generic"}),
         piece("7", ignored=False, role={"type": "role", "value": "statictext"}),
     ]
-    lean = msgspec.json.decode(codec.to_json(_message(3, nodes), {3}))["result"]["flatNodes"]
-    assert [node.get("childIds") for node in lean] == [
+    flat = msgspec.json.decode(codec.to_json(_message(3, nodes), lean(3)))["result"]["flatNodes"]
+    assert [node.get("childIds") for node in flat] == [
         None,
         None,
         ["-1"],
@@ -306,26 +330,32 @@ def test_a_shown_text_piece_loses_only_its_children() -> None:
 @pytest.mark.parametrize(
     ("node", "what"),
     [
-        ({"nodeId": "1", "role": "button"}, "a node's role, name or value is not a map"),
-        ({"nodeId": "1", "name": ["Go"]}, "a node's role, name or value is not a map"),
-        ({"nodeId": "1", "properties": {"name": "x"}}, "a node's properties is not an array"),
-        ({"nodeId": "1", "properties": ["focused"]}, "a node's property is not a map"),
-        ({"nodeId": "1", "properties": [{"name": "focused"}]}, "a property without a value"),
-        ({"nodeId": "1", "properties": [{"value": {"value": 1}}]}, "a property without a name"),
+        ({"nodeId": "1", "role": "button"}, "result.nodes[].role is not a map"),
+        ({"nodeId": "1", "name": ["Go"]}, "result.nodes[].name is not a map"),
+        ({"nodeId": "1", "properties": {"name": "x"}}, "result.nodes[].properties is not an array"),
+        ({"nodeId": "1", "properties": ["focused"]}, "result.nodes[].properties[] is not a map"),
+        (
+            {"nodeId": "1", "properties": [{"name": "focused"}]},
+            "result.nodes[].properties[] has no value",
+        ),
+        (
+            {"nodeId": "1", "properties": [{"value": {"value": 1}}]},
+            "result.nodes[].properties[] has no name",
+        ),
         (
             {"nodeId": "1", "properties": [{"name": 5, "value": {"value": 1}}]},
-            "a property name that is not a string",
+            "result.nodes[].properties[].name is not a string",
         ),
         (
             {"nodeId": "1", "properties": [{"name": "focused", "value": True}]},
-            "a property's value is not a map",
+            "result.nodes[].properties[].value is not a map",
         ),
     ],
 )
-def test_a_lean_answer_of_another_shape_fails_its_call(node: dict[str, Any], what: str) -> None:
+def test_a_flat_answer_of_another_shape_fails_its_call(node: dict[str, Any], what: str) -> None:
     data = _message(9, [node])
-    with pytest.raises(codec.CBORError, match=f"unexpected getFullAXTree answer: {what}") as info:
-        codec.to_json(data, {9})
+    with pytest.raises(codec.CBORError, match=f"unexpected answer: {re.escape(what)}") as info:
+        codec.to_json(data, lean(9))
     assert info.value.call_id == 9 and 0 < info.value.offset < len(data)
     # The whole answer transcodes (its decoder refuses it, as the lean one is refused).
     assert msgspec.json.decode(codec.to_json(data))["id"] == 9
@@ -337,11 +367,11 @@ def test_a_dropped_value_is_stepped_over_unwritten() -> None:
     data = _message(3, [{"nodeId": "1", "parentId": "PP", "frameId": "F"}], False)
     assert data.count(b"\x62PP") == 1
     bad = data.replace(b"\x62PP", b"\x62\xff\xfe")
-    lean = msgspec.json.decode(codec.to_json(bad, {3}))
-    assert lean["result"] == {"flatNodes": [{"nodeId": "1"}]}
+    flat = msgspec.json.decode(codec.to_json(bad, lean(3)))
+    assert flat["result"] == {"flatNodes": [{"nodeId": "1"}]}
     with pytest.raises(codec.CBORError, match="invalid UTF-8"):
         codec.to_json(bad)
     cut = data.replace(b"\x62PP", b"\x7a\x00\x00\x10\x00PP")  # 4,096 bytes said, 2 there
-    for lean_ids in ({3}, None):
+    for keeps in (lean(3), None):
         with pytest.raises(codec.CBORError, match=r"truncated|malformed"):
-            codec.to_json(cut, lean_ids)
+            codec.to_json(cut, keeps)

@@ -21,7 +21,7 @@ import pytest
 
 import kobrowser
 from kobrowser import LaunchError
-from kobrowser.cdp import _launcher, _pipe, choose_transport, sweep_stale_profiles
+from kobrowser.cdp import _codec, _pipe, choose_transport, sweep_stale_profiles
 
 from ._procs import leftovers, live_group_members, pid_alive
 
@@ -40,7 +40,7 @@ def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def no_codec(monkeypatch: pytest.MonkeyPatch) -> None:
     """Importing kobrowser.cdp._cbor fails, as on a machine without a C compiler."""
     monkeypatch.setitem(sys.modules, "kobrowser.cdp._cbor", None)
-    monkeypatch.setattr(_launcher, "_fallback_logged", False)
+    monkeypatch.setattr(_codec, "_warned", False)
 
 
 # -- choosing the transport -------------------------------------------------------
@@ -51,12 +51,12 @@ def test_the_codec_is_built_on_ci() -> None:
     # failed quietly (the extension is optional) must not pass CI unseen.
     if not os.environ.get("CI"):
         pytest.skip("only checked under CI")
-    assert _pipe.cbor_codec() is not None, "kobrowser.cdp._cbor did not build"
+    assert _codec.cbor_codec() is not None, "kobrowser.cdp._cbor did not build"
 
 
 def test_transport_from_option_then_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KOBROWSER_TRANSPORT", raising=False)
-    cbor = "pipe-cbor" if _pipe.cbor_codec() is not None else "pipe-json"
+    cbor = "pipe-cbor" if _codec.cbor_codec() is not None else "pipe-json"
     assert choose_transport() == cbor
     assert choose_transport("pipe") == cbor
     assert choose_transport("websocket") == "websocket"
@@ -70,17 +70,20 @@ def test_transport_from_option_then_environment(monkeypatch: pytest.MonkeyPatch)
         kobrowser.launch()
 
 
-def test_without_the_codec_pipe_means_json_said_once_at_debug(
+def test_without_the_codec_pipe_means_json_warned_once(
     no_codec: None, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("KOBROWSER_TRANSPORT", raising=False)
-    assert _pipe.cbor_codec() is None
-    with caplog.at_level(logging.DEBUG, logger="kobrowser.cdp"):
+    assert _codec.cbor_codec() is None
+    with caplog.at_level(logging.DEBUG, logger="kobrowser"):
         assert choose_transport() == "pipe-json"
         assert choose_transport("pipe") == "pipe-json"
+        assert choose_transport("pipe-json") == "pipe-json"  # asked for: nothing to say
     said = [r for r in caplog.records if "_cbor is not built" in r.getMessage()]
     assert len(said) == 1
-    assert said[0].levelno == logging.DEBUG
+    assert said[0].levelno == logging.WARNING
+    assert said[0].name == "kobrowser"
+    assert "launch() uses the JSON pipe" in said[0].getMessage()
     with pytest.raises(LaunchError, match="needs the native codec"):
         choose_transport("pipe-cbor")
     with pytest.raises(ValueError, match="not built"):
@@ -88,10 +91,10 @@ def test_without_the_codec_pipe_means_json_said_once_at_debug(
 
 
 def test_the_built_codec_reports_the_abi_this_code_calls() -> None:
-    codec = _pipe.cbor_codec()
+    codec = _codec.cbor_codec()
     if codec is None:
         pytest.skip("kobrowser.cdp._cbor is not built")
-    assert codec.ABI == _pipe._CODEC_ABI
+    assert codec.ABI == _codec.CODEC_ABI
 
 
 @pytest.fixture
@@ -99,13 +102,12 @@ def stale_codec(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     """kobrowser.cdp._cbor imports, but is a build of an older _cbor.c."""
     old = types.ModuleType("kobrowser.cdp._cbor")  # an ABI 1 build had no ABI constant
     monkeypatch.setitem(sys.modules, "kobrowser.cdp._cbor", old)
-    monkeypatch.setattr(_pipe, "_stale_logged", False)
-    monkeypatch.setattr(_launcher, "_fallback_logged", False)
+    monkeypatch.setattr(_codec, "_warned", False)
     return old
 
 
-@pytest.mark.parametrize("abi", [None, 1, 2, 3, _pipe._CODEC_ABI - 1, _pipe._CODEC_ABI + 1])
-def test_a_stale_codec_is_not_used_said_once_at_debug(
+@pytest.mark.parametrize("abi", [None, 1, 2, 3, _codec.CODEC_ABI - 1, _codec.CODEC_ABI + 1])
+def test_a_stale_codec_is_not_used_warned_once(
     stale_codec: types.ModuleType,
     abi: int | None,
     caplog: pytest.LogCaptureFixture,
@@ -114,14 +116,14 @@ def test_a_stale_codec_is_not_used_said_once_at_debug(
     monkeypatch.delenv("KOBROWSER_TRANSPORT", raising=False)
     if abi is not None:
         stale_codec.ABI = abi  # type: ignore[attr-defined]
-    with caplog.at_level(logging.DEBUG, logger="kobrowser.cdp"):
-        assert _pipe.cbor_codec() is None
+    with caplog.at_level(logging.DEBUG, logger="kobrowser"):
+        assert _codec.cbor_codec() is None
         assert choose_transport() == "pipe-json"
         assert choose_transport("pipe") == "pipe-json"
     said = [r for r in caplog.records if "_cbor is stale" in r.getMessage()]
     assert len(said) == 1
-    assert said[0].levelno == logging.DEBUG
-    assert f"ABI {abi}, this code needs {_pipe._CODEC_ABI}" in said[0].getMessage()
+    assert said[0].levelno == logging.WARNING
+    assert f"ABI {abi}, this code needs {_codec.CODEC_ABI}" in said[0].getMessage()
     with pytest.raises(LaunchError, match="not built or is stale"):
         choose_transport("pipe-cbor")
     with pytest.raises(ValueError, match="is stale"):

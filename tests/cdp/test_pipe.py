@@ -21,7 +21,7 @@ import msgspec
 import pytest
 
 from kobrowser import CDPTimeoutError, ConnectionClosedError, KoBrowserError, ProtocolError
-from kobrowser.cdp import Connection, LeanAXDecode, PipeTransport, cbor_codec
+from kobrowser.cdp import Connection, Keep, PipeTransport, cbor_codec
 
 from ._cbor_ref import chrome_encode
 
@@ -300,9 +300,7 @@ async def test_a_codec_failure_fails_waiting_calls_at_once() -> None:
             CBORError = real.CBORError
 
             @staticmethod
-            def to_json(
-                data: Any, lean: Any = None, lean_clickable: Any = None, maps: Any = None
-            ) -> bytes:
+            def to_json(data: Any, keeps: Any = None) -> bytes:
                 raise TypeError("to_json() takes exactly one argument (2 given)")
 
         chrome.transport._framer.codec = Broken
@@ -375,7 +373,22 @@ async def test_close_is_eof_for_chrome(mode: str) -> None:
         chrome.close()
 
 
-async def test_lean_ax_answers_on_the_cbor_pipe_only(mode: str) -> None:
+# What the test keeps of an AX tree: its nodes' ids, roles and names, flat.
+FLAT = Keep(
+    {
+        "$rename": {"nodes": "flatNodes"},
+        "nodes": {
+            "$each": {
+                "nodeId": None,
+                "role": {"$unwrap": "value"},
+                "name": {"$unwrap": "value"},
+            }
+        },
+    }
+)
+
+
+async def test_projected_answers_on_the_cbor_pipe_only(mode: str) -> None:
     node = {
         "nodeId": "1",
         "role": {"type": "role", "value": "button"},
@@ -392,7 +405,7 @@ async def test_lean_ax_answers_on_the_cbor_pipe_only(mode: str) -> None:
             return "lean"
 
         async def batch() -> None:
-            lean = LeanAXDecode(keep)
+            lean = FLAT.decoder(keep)
             results.extend(
                 await conn.call_many(
                     [
@@ -411,7 +424,12 @@ async def test_lean_ax_answers_on_the_cbor_pipe_only(mode: str) -> None:
             with anyio.fail_after(SOON):
                 ids = [(await chrome.next_command())[0]["id"] for _ in range(3)]
                 if mode == "cbor":
-                    assert chrome.transport.lean_ids == {ids[0], ids[2]}
+                    assert chrome.transport.projections == {
+                        ids[0]: FLAT.compiled,
+                        ids[2]: FLAT.compiled,
+                    }
+                else:
+                    assert chrome.transport.projections is None
                 for call_id in ids[:2]:
                     await chrome.send({"id": call_id, "result": {"nodes": [node]}})
                 # The third is never answered: the batch times out.
@@ -424,4 +442,32 @@ async def test_lean_ax_answers_on_the_cbor_pipe_only(mode: str) -> None:
         else:
             assert lean_json == whole
         if mode == "cbor":
-            assert chrome.transport.lean_ids == set()  # the unanswered call's id too
+            assert chrome.transport.projections == {}  # the unanswered call's id too
+
+
+async def test_a_single_call_keeps_its_part_and_is_forgotten(mode: str) -> None:
+    node = {"nodeId": "7", "role": {"type": "role", "value": "link"}, "parentId": "1"}
+    async with chrome_and_connection(mode) as (chrome, conn):
+        async with anyio.create_task_group() as tg:
+            got: list[Any] = []
+
+            async def call() -> None:
+                raw = await conn.root.send_raw("Accessibility.getFullAXTree", keep=FLAT)
+                got.append(bytes(raw))
+                with pytest.raises(ProtocolError, match="no tree"):
+                    await conn.root.send_raw("Accessibility.getFullAXTree", keep=FLAT)
+
+            tg.start_soon(call)
+            with anyio.fail_after(SOON):
+                command, _ = await chrome.next_command()
+                if mode == "cbor":
+                    assert chrome.transport.projections == {command["id"]: FLAT.compiled}
+                await chrome.send({"id": command["id"], "result": {"nodes": [node]}})
+                command, _ = await chrome.next_command()
+                error = {"code": -32000, "message": "no tree"}
+                await chrome.send({"id": command["id"], "error": error})
+        if mode == "cbor":
+            assert got == [b'{"flatNodes":[{"nodeId":"7","role":"link"}]}']
+            assert chrome.transport.projections == {}  # the failed call's entry too
+        else:
+            assert msgspec.json.decode(got[0]) == {"nodes": [node]}

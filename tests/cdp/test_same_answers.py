@@ -18,15 +18,7 @@ from _server import PageServer
 
 import kobrowser
 from kobrowser._tab import _clickable
-from kobrowser.cdp import (
-    ChromeProcess,
-    ClickableMapDecode,
-    Connection,
-    LeanClickableDecode,
-    cbor_codec,
-    find_chrome,
-    open_transport,
-)
+from kobrowser.cdp import ChromeProcess, Connection, cbor_codec, find_chrome, open_transport
 from kobrowser.cdp._launcher import _DEVTOOLS_LINE
 
 pytestmark = pytest.mark.anyio
@@ -110,14 +102,14 @@ async def test_cbor_pipe_and_websocket_read_the_same_json(server: PageServer) ->
                 raw_pipe = await page_pipe.send_raw(method, params)
                 raw_ws = await page_ws.send_raw(method, params)
                 assert msgspec.json.decode(raw_pipe) == msgspec.json.decode(raw_ws), method
-            # The clickable map's lean answer on the pipe reads as Chrome's whole one.
+            # The clickable map's projected answer on the pipe reads as Chrome's whole one.
             [lean] = await over_pipe.call_many(
                 [
                     (
                         page_pipe,
                         "DOMSnapshot.captureSnapshot",
                         _clickable.PARAMS,
-                        LeanClickableDecode(bytes),
+                        _clickable.CAPTURE_KEEP.decoder(bytes),
                     )
                 ]
             )
@@ -126,19 +118,19 @@ async def test_cbor_pipe_and_websocket_read_the_same_json(server: PageServer) ->
             assert _clickable._DECODER.decode(lean) == _clickable._DECODER.decode(whole)
             found = _clickable.clickable_from_snapshot(lean)
             assert len(found) >= 3 and found == _clickable.clickable_from_snapshot(whole)
-            # And the map the codec computes from it is that same map, in the same order.
-            [computed] = await over_pipe.call_many(
-                [
-                    (
-                        page_pipe,
-                        "DOMSnapshot.captureSnapshot",
-                        _clickable.PARAMS,
-                        ClickableMapDecode(bytes),
-                    )
-                ]
+            # And it is that same map in the same order (one rule reads either).
+            whole_map = _clickable.clickable_from_snapshot(whole)
+            assert list(whole_map.items()) == list(found.items())
+            # send_raw with the same keep: projected on the pipe; the WebSocket
+            # projects nothing and returns the whole answer.
+            kept = await page_pipe.send_raw(
+                "DOMSnapshot.captureSnapshot", _clickable.PARAMS, keep=_clickable.CAPTURE_KEEP
             )
-            assert computed.startswith(b'{"clickableMap":[')
-            assert list(_clickable.clickable_from_snapshot(computed).items()) == list(found.items())
+            unkept = await page_ws.send_raw(
+                "DOMSnapshot.captureSnapshot", _clickable.PARAMS, keep=_clickable.CAPTURE_KEEP
+            )
+            assert b'"bounds"' not in bytes(kept) and b'"bounds"' in bytes(unkept)
+            assert _clickable.clickable_from_snapshot(kept) == found
             tree = msgspec.json.decode(await page_pipe.send_raw("Accessibility.getFullAXTree"))
             names = [str(n.get("name", {}).get("value")) for n in tree["nodes"]]
             assert any("名前 漢字 😀🚀 é ß" in name for name in names), names[:20]
@@ -176,7 +168,7 @@ async def test_snapshots_and_id_maps_are_the_same_on_every_transport(server: Pag
             await tab.wait_for_load("networkidle")
             snap = await tab.snapshot()
             assert "子フレーム 🧒" in snap.text and "😀🚀" in snap.text
-            # The clickable map reached the snapshot (lean on the CBOR pipe).
+            # The clickable map reached the snapshot (projected on the CBOR pipe).
             assert ': generic "クリック行 😀" clickable\n' in snap.text, snap.text
             assert ': text "指 pointer" clickable\n' in snap.text, snap.text
             results[kind] = (snap.text, _id_map(snap))
