@@ -7,6 +7,12 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PY="$ROOT/.venv/bin/python"
+for lib in libasan.so libubsan.so; do
+    if ! command -v gcc >/dev/null 2>&1 || [[ ! -e "$(gcc -print-file-name="$lib")" ]]; then
+        printf 'cbor-asan: error: needs gcc with %s (Debian: apt-get install -y gcc)\n' "$lib" >&2
+        exit 1
+    fi
+done
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 cp -r "$ROOT/kobrowser" "$WORK/"

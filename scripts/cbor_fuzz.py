@@ -1,10 +1,12 @@
 """Mutation fuzzer of the CBOR codec: random bytes, truncations, bit flips of messages.
 
-Every input must give JSON or a CBORError whose offset lies inside the input;
-anything else (a crash, a sanitizer report) fails. Run by scripts/cbor-asan.sh
-against a sanitized build; ``python scripts/cbor_fuzz.py [seconds]`` runs it
-against the installed codec. ``KOBROWSER_FUZZ_SEED=file.cbor`` adds a real
-message (e.g. a recorded ``getFullAXTree`` answer) to the seeds.
+Every input must give JSON or a CBORError whose offset lies inside the input,
+transcoded whole or through a projection (kobrowser.cdp.Keep: kobrowser's
+own and some using every option); anything else (a crash, a sanitizer
+report) fails. Run by scripts/cbor-asan.sh against a sanitized build;
+``python scripts/cbor_fuzz.py [seconds]`` runs it against the installed
+codec. ``KOBROWSER_FUZZ_SEED=file.cbor`` adds a real message (e.g. a recorded
+``getFullAXTree`` answer) to the seeds.
 """
 
 from __future__ import annotations
@@ -20,8 +22,25 @@ sys.path[:0] = [
     p for p in (os.environ.get("KOBROWSER_ASAN_PKG"), str(Path(__file__).resolve().parents[1])) if p
 ]
 
-from kobrowser.cdp import cbor_codec  # noqa: E402
+from kobrowser._tab._clickable import CAPTURE_KEEP  # noqa: E402
+from kobrowser.cdp import Keep, cbor_codec  # noqa: E402
+from kobrowser.snapshot._ax import FLAT_AX_KEEP  # noqa: E402
 from tests.cdp._cbor_ref import Binary, chrome_encode  # noqa: E402
+
+# Projections of every kind, beside kobrowser's own (their specs' keys are
+# among rand_value's and rand_node's, so the fuzz meets them).
+SPECS: list[dict[str, Any]] = [
+    FLAT_AX_KEEP,
+    dict(CAPTURE_KEEP.spec),
+    {"value": None, "nodes": {"$each": {"$pick": ["role", "name"], "name": {"$unwrap": "value"}}}},
+    {
+        "nodes": {
+            "$each": {"role": {"$unwrap": "value"}, "name": None, "childIds": {"$each": None}},
+            "$only": ["name", ["focused", "checked"]],
+            "$when": [{"match": [["role", "StaticText"]], "drop": True, "from": 1}],
+        }
+    },
+]
 
 rng = random.Random(1234)
 
@@ -61,7 +80,7 @@ def rand_value(depth: int = 0) -> Any:
 
 
 def rand_node() -> dict[str, Any]:
-    """An AX node with the keys a lean answer drops and random values."""
+    """An AX node with the keys the AX projection drops and random values."""
     keys = [
         "nodeId",
         "ignored",
@@ -94,7 +113,7 @@ def rand_node() -> dict[str, Any]:
 
 
 def rand_document() -> dict[str, Any]:
-    """A captureSnapshot document: the sections a lean clickable answer keeps and drops."""
+    """A captureSnapshot document: the sections the capture's projection keeps and drops."""
     sections = ("nodes", "layout", "textBoxes")
     keys = ("parentIndex", "nodeType", "bounds", "attributes", "isClickable", "styles", "text")
     doc: dict[str, Any] = {
@@ -112,14 +131,13 @@ def main(seconds: float) -> None:
     seeds = [
         chrome_encode({"id": rng.randrange(1, 10**6), "result": rand_value()}) for _ in range(300)
     ]
-    # getFullAXTree-shaped answers, transcoded with the lean id sets half the time.
+    # getFullAXTree-shaped answers, transcoded with the projections half the time.
     ax_ids = [rng.randrange(1, 10**6) for _ in range(100)]
     seeds += [
         chrome_encode({"id": i, "result": {"nodes": [rand_node() for _ in range(4)]}})
         for i in ax_ids
     ]
-    # captureSnapshot-shaped answers, transcoded lean for the clickable map, or
-    # read for the map itself.
+    # captureSnapshot-shaped answers, transcoded with the projections half the time.
     click_ids = [rng.randrange(1, 10**6) for _ in range(100)]
     seeds += [
         chrome_encode(
@@ -136,6 +154,7 @@ def main(seconds: float) -> None:
     seed_file = os.environ.get("KOBROWSER_FUZZ_SEED")
     if seed_file:
         seeds.append(Path(seed_file).read_bytes()[:200_000])
+    projections = [Keep(spec).compiled for spec in SPECS]
     count = transcoded = rejected = 0
     end = time.monotonic() + seconds
     while time.monotonic() < end:
@@ -151,11 +170,9 @@ def main(seconds: float) -> None:
                     base[rng.randrange(len(base))] ^= 1 << rng.randrange(8)
                 data = bytes(base)
         try:
-            way = rng.random()
-            if way < 0.33:
-                codec.to_json(data, set(ax_ids), set(click_ids))
-            elif way < 0.66:
-                codec.to_json(data, set(ax_ids), None, set(click_ids))
+            if rng.random() < 0.5:
+                keep = rng.choice(projections)
+                codec.to_json(data, dict.fromkeys(ax_ids + click_ids, keep))
             else:
                 codec.to_json(data)
             transcoded += 1

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Set everything up, then run the whole check: ruff, mypy, the docs build, the package build, pytest.
+# Set everything up, then run the whole check: ruff, mypy, the CBOR codec under
+# sanitizers (its tests and a 20 s fuzz, scripts/cbor-asan.sh), the docs build,
+# the package build, pytest.
 # Arguments go to pytest: scripts/test.sh tests/cdp -k crash -x
 # --fast (first argument) skips the long soak/load/lifecycle tests marked
 # `slow` (pytest -m "not slow") and runs a fifth of each property test's
@@ -34,6 +36,9 @@ step "lint-imports (the layer contract: [tool.importlinter] in pyproject.toml)"
 step "mypy (config in pyproject.toml)"
 .venv/bin/mypy || failed+=("mypy")
 
+step "CBOR codec with AddressSanitizer and UBSan: its tests, then 20 s of fuzzing"
+scripts/cbor-asan.sh 20 || failed+=("cbor-asan")
+
 step "mkdocs build --strict (the documentation site of docs/; config in mkdocs.yml)"
 docs_site="$(mktemp -d)"
 NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --site-dir "$docs_site" || failed+=("mkdocs")
@@ -57,4 +62,4 @@ if [[ ${#failed[@]} -gt 0 ]]; then
     printf '\ntest: FAILED: %s\n' "${joined%, }" >&2
     exit 1
 fi
-printf '\ntest: all passed (ruff, lint-imports, mypy, mkdocs, package, pytest)\n' >&2
+printf '\ntest: all passed (ruff, lint-imports, mypy, cbor-asan, mkdocs, package, pytest)\n' >&2

@@ -1,10 +1,9 @@
-"""What the CBOR pipe's lean answer makes of an AX node: the oracle for its tests.
+"""What the CBOR pipe's flat answer makes of an AX node: the oracle for its tests.
 
 ``flatten`` turns a decoded node (``AXNode`` or the walk's ``_WalkAXNode``)
-into the :class:`~kobrowser.snapshot._ax.FlatAXNode` the codec's lean answer
-decodes to (``to_json`` in kobrowser/cdp/_cbor.c): role, name and value
-unwrapped, only the properties the walk reads, and no children for a shown
-text piece.
+into the :class:`~kobrowser.snapshot._ax.FlatAXNode` the codec's projection
+of the answer (``FLAT_AX_KEEP``) decodes to: role, name and value unwrapped,
+only the properties the walk reads, and no children for a shown text piece.
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ def flatten(node: AXNode, *, text_children: bool | None = None) -> FlatAXNode:
     """``node`` as a lean answer's flat node.
 
     ``text_children``: whether its ``childIds`` stay; by default they do
-    unless the node is a shown ``StaticText`` (the codec's rule when Chrome
+    unless the node is a shown ``StaticText`` (the projection's rule when Chrome
     sends ``ignored`` before ``role``, as it does).
     """
     role = _unwrapped(node.role)
