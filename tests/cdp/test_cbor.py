@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import struct
@@ -127,6 +128,30 @@ def test_encode_unknown_objects_through_msgspec() -> None:
         codec.encode({"s": {1, 2}} | {"o": object()})
     with pytest.raises(TypeError, match="keys must be str"):
         codec.encode({1: "x"})
+
+
+def test_each_module_object_has_its_own_state() -> None:
+    # Multi-phase initialisation: loading the extension again makes another
+    # module object, with its own exception class and default hook.
+    spec = importlib.util.spec_from_file_location(codec.__name__, codec.__file__)
+    assert spec is not None and spec.loader is not None
+    other = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(other)
+    assert other is not codec and other.CBORError is not codec.CBORError
+    other.set_default(lambda value: "other")
+
+    class Thing:
+        pass
+
+    assert other.encode([Thing()]) == codec.encode(["other"])
+    with pytest.raises(TypeError, match="Thing"):
+        codec.encode([Thing()])  # kobrowser's hook (msgspec) does not know it
+    with pytest.raises(other.CBORError) as info:
+        other.to_json(b"")
+    assert not isinstance(info.value, codec.CBORError)
+    other.set_default(None)
+    with pytest.raises(TypeError, match="cannot encode Thing as CDP CBOR"):
+        other.encode(Thing())
 
 
 # -- exact forms ----------------------------------------------------------------
