@@ -408,9 +408,12 @@ def _document(
         found[backends[i]] = backends[i]
     # Owner: node index of the innermost clickable element around a node, -1
     # for none (a text node owns nothing); each text node goes to its owner.
+    # An owner comes before the nodes it owns: none before the first one.
     owner = [-1] * count
     texts: dict[int, list[int]] = {}
-    for i, parent, kind in zip(range(count), parents, types, strict=False):
+    first = next(iter(clickable), count)
+    nodes_from = zip(range(first, count), parents[first:], types[first:], strict=False)
+    for i, parent, kind in nodes_from:
         up = owner[parent] if 0 <= parent < i else -1
         if kind != _TEXT:
             owner[i] = i if i in clickable else up
