@@ -1,44 +1,9 @@
-"""What to keep of a call's answer: a projection, given per call as data.
+"""What to keep of a call's answer: a projection, given per call as data (:class:`Keep`).
 
-A caller that reads only part of a large answer says which part with a
-:class:`Keep`, built once from a plain spec (nested dicts) and passed with
-the call (:meth:`CDPSession.send_raw`, or :meth:`Keep.decoder` for
-:meth:`Connection.call_many`). A transport that can apply it while it reads
-the answer (the CBOR pipe: its codec transcodes only the kept part, and
-steps over the rest unread) hands the caller the projected JSON; the others
-(the WebSocket, the JSON pipe) hand over the whole answer. So the caller's
-decoder must read both, and decode them to the same thing: keep what it
-reads, and tell the forms apart by a renamed member if they differ.
-
-The spec of a value (of the call's ``result`` at the top):
-
-* ``None``: the value as it is.
-* ``{"name": spec, ...}``: a map; only these members, each by its spec.
-  ``"$rename": {"name": "other"}`` writes a member under another name.
-* ``{"$each": spec}``: an array; each item by ``spec``. Its items (maps) may
-  be filtered:
-
-  - ``"$only": ["name", ["a", "b"]]``: an item is kept only when its member
-    ``name`` (which it must have, as a string) is one of these strings.
-  - ``"$when": [case, ...]``: a case is ``{"match": [["name", value], ...],
-    "drop": True}`` (leave the item out; ``"from": 1`` only from the second
-    item on) or ``{"match": [...], "omit": ["name", ...]}`` (leave out these
-    members when they come after the match). An item matches when its
-    members, as kept, equal the values in the order given: each is looked
-    at once the ones before it matched (Chrome sends a map's keys in one
-    order), and the first that differs ends the case for that item. A
-    value is a string (without quotes, backslashes or control characters),
-    an int, a bool or None.
-* ``{"$unwrap": "name"}``: a map written as its member ``name``'s value (null
-  when it has none).
-* ``{"$pick": ["a", "b"], "b": spec}``: a map written as the array of these
-  members' values, in this order, each by its spec (if given); it must have
-  them all.
-
-``null`` stays ``null`` whatever the spec says. A value of another kind than
-the spec says (a string where a map is expected ...) fails the call
-(:class:`~kobrowser.ProtocolError`, "unexpected answer: result.x is not a
-map"), as a decoder would refuse it. Member names are ASCII.
+The spec is plain data, so that it can sit beside the structs that decode the
+answer (even in a package that imports nothing of ``cdp``, as the snapshot's
+AX spec does); this module checks it and has the codec compile it
+(``compile()`` in ``_cbor.c``).
 """
 
 from __future__ import annotations
@@ -67,7 +32,47 @@ _OPTIONS: Final = {
 
 
 class Keep:
-    """A projection of a call's result, compiled once (see the module's docstring).
+    """What to keep of a call's result: a projection, compiled once.
+
+    A caller that reads only part of a large answer says which part with a
+    Keep, built once from a spec and passed with the call
+    (:meth:`CDPSession.send_raw`, or :meth:`decoder` for
+    :meth:`Connection.call_many`). A transport that can apply it while it
+    reads the answer (the CBOR pipe: its codec transcodes only the kept part
+    and steps over the rest unread) hands over the projected JSON; the
+    others (the WebSocket, the JSON pipe) hand over the whole answer. So the
+    caller's decoder must read both and decode them to the same thing: keep
+    what it reads, and tell the forms apart by a renamed member if they differ.
+
+    The spec of a value (of the call's ``result`` at the top):
+
+    * ``None``: the value as it is.
+    * ``{"name": spec, ...}``: a map; only these members, each by its spec.
+      ``"$rename": {"name": "other"}`` writes a member under another name.
+    * ``{"$each": spec}``: an array; each item by ``spec``. Its items (maps)
+      may be filtered:
+
+      - ``"$only": ["name", ["a", "b"]]``: an item is kept only when its
+        member ``name`` (which it must have, as a string) is one of these.
+      - ``"$when": [case, ...]``: a case is ``{"match": [["name", value],
+        ...], "drop": True}`` (leave the item out; ``"from": 1``: only from
+        the second item on) or ``{"match": [...], "omit": ["name", ...]}``
+        (leave out these members when they come after the match). An item
+        matches when its members, as kept, equal the values in the order
+        given: each is looked at once the ones before it matched (Chrome
+        sends a map's keys in one order), and the first that differs ends
+        the case for that item. A value is a string (without quotes,
+        backslashes or control characters), an int, a bool or None.
+    * ``{"$unwrap": "name"}``: a map written as its member ``name``'s value
+      (null when it has none).
+    * ``{"$pick": ["a", "b"], "b": spec}``: a map written as the array of
+      these members' values, in this order, each by its spec (if given); it
+      must have them all.
+
+    ``null`` stays ``null`` whatever the spec says. A value of another kind
+    than the spec says (a string where a map is expected ...) fails the call
+    (:class:`~kobrowser.ProtocolError`, "unexpected answer: result.x is not
+    a map"), as a decoder would refuse it. Member names are ASCII.
 
     Args:
         spec: what to keep of the result (a map's spec: a dict).

@@ -255,6 +255,16 @@ class CDPSession:
             keep: what to keep of the result, on a transport that can
                 project it (:class:`~kobrowser.cdp.Keep`); the others return
                 it whole, so read both.
+
+        Raises:
+            ProtocolError: Chrome answered with an error, or the answer does
+                not have the shape ``keep`` expects.
+            CDPTimeoutError: no answer before the deadline.
+            TargetClosedError: the target is gone, or went away while waiting.
+            ConnectionClosedError: the browser connection is gone.
+
+        Cancelling the caller abandons the call: its pending entry is removed
+        and a late answer is dropped.
         """
         return await self._connection.call(method, params, self, timeout, keep)
 
