@@ -183,11 +183,12 @@ class Connection:
             raise TargetClosedError(f"{method}: {session._closed}")
         call_id = next(self._ids)
         data = self._encode_call(call_id, method, params, session.id)
+        deadline = self.timeout if timeout is None else seconds(timeout)
+        # Taken out by the transport as the answer goes by, else below.
         keeps = self._keeps if keep is not None and keep.compiled is not None else None
         if keeps is not None:
             assert keep is not None
             keeps[call_id] = keep.compiled
-        deadline = self.timeout if timeout is None else seconds(timeout)
         loop = self._loop
         if loop is not None:
             # asyncio fast path: a bare future, and a timer that fails the call

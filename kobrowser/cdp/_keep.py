@@ -198,11 +198,13 @@ def _shape(spec: Any, path: str, depth: int) -> Any:
     if not 0 < len(members) <= _MAX_MEMBERS:
         raise _bad(path, f"a map spec keeps 1 to {_MAX_MEMBERS} members")
     normalized = []
+    names: set[str] = set()
     for name, member in members.items():
         _check_name(name, path)
         written = rename.get(name, name)
-        if not isinstance(written, str) or not written:
-            raise _bad(path, f"$rename's name for {name!r} must be a str")
+        if not isinstance(written, str) or not written or written in names:
+            raise _bad(path, f"$rename's name for {name!r} must be a str no other member has")
+        names.add(written)
         key = msgspec.json.encode(written) + b":"
         normalized.append((name, key, _shape(member, f"{path}.{name}", depth + 1)))
     return (kind, path, tuple(normalized))

@@ -199,7 +199,11 @@ class _Framer:
             if exc.call_id is None:
                 _log.warning("dropped a malformed CBOR message from the browser: %s%s", exc, where)
                 return
-            error = {"code": _MALFORMED, "message": f"malformed CBOR from the browser: {exc}"}
+            # A projection's "unexpected answer: ..." says what it is; else the CBOR is bad.
+            text = str(exc)
+            if not text.startswith("unexpected answer"):
+                text = f"malformed CBOR from the browser: {text}"
+            error = {"code": _MALFORMED, "message": text}
             self.messages.append(msgspec.json.encode({"id": exc.call_id, "error": error}))
 
 

@@ -206,6 +206,7 @@ def test_another_shape_fails_the_call_naming_where(spec: Any, value: Any, words:
         ({"$unwrap": "value", "x": None}, "has no members"),
         ({"$unwrap": 5}, "ASCII str"),
         ({"a": None, "$rename": {"b": "c"}}, "$rename must map kept members"),
+        ({"a": None, "b": None, "$rename": {"a": "b"}}, "a str no other member has"),
         ({"a": None, "$bogus": 1}, "$bogus cannot go with a map spec"),
         ({"$each": None, "$rename": {}}, "cannot go with a each spec"),
         ({"é": None}, "ASCII str"),

@@ -471,3 +471,32 @@ async def test_a_single_call_keeps_its_part_and_is_forgotten(mode: str) -> None:
             assert chrome.transport.projections == {}  # the failed call's entry too
         else:
             assert msgspec.json.decode(got[0]) == {"nodes": [node]}
+
+
+async def test_an_answer_its_projection_cannot_read_fails_its_call_only() -> None:
+    if cbor_codec() is None:
+        pytest.skip("needs the codec")
+    async with chrome_and_connection("cbor") as (chrome, conn):
+        async with anyio.create_task_group() as tg:
+            errors: list[BaseException] = []
+
+            async def call() -> None:
+                try:
+                    await conn.root.send_raw("Accessibility.getFullAXTree", keep=FLAT)
+                except ProtocolError as exc:
+                    errors.append(exc)
+
+            tg.start_soon(call)
+            with anyio.fail_after(SOON):
+                await answer_next(chrome, {"nodes": [{"nodeId": "1", "role": "button"}]})
+        assert len(errors) == 1
+        assert errors[0].code == -32700
+        assert "Accessibility.getFullAXTree" in str(errors[0])
+        assert "unexpected answer: result.nodes[].role is not a map" in str(errors[0])
+        assert "byte offset" in str(errors[0]) and "malformed" not in str(errors[0])
+        assert chrome.transport.projections == {}
+        # the stream is still in step: the next call works
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(answer_next, chrome, {"ok": 1})
+            with anyio.fail_after(SOON):
+                assert await conn.root.send("Browser.getVersion") == {"ok": 1}
