@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Check the release packaging, outside the checkout (scripts/test.sh runs it):
 #
-#   1. python -m build makes an sdist and, from it, a wheel with the native
-#      CBOR codec (a failed compile fails the build: KOBROWSER_REQUIRE_EXTENSION=1);
+#   1. python -m build makes an sdist and, from it, an abi3 wheel with the native
+#      CBOR codec built against the stable ABI (KOBROWSER_LIMITED_API=1, as the
+#      release wheels are; a failed compile fails the build: KOBROWSER_REQUIRE_EXTENSION=1);
 #      the sdist holds the C source and the stubs, the wheel the compiled codec.
 #   2. The wheel goes into a fresh virtualenv in a temporary directory:
 #      `ko-browser --help` runs and scripts/check_install.py finds the package
@@ -49,7 +50,7 @@ git ls-files -z --cached --others --exclude-standard \
 
 say "python -m build (sdist, then the wheel from it, with the C codec)"
 log="$TMP/build.log"
-if ! KOBROWSER_REQUIRE_EXTENSION=1 "$PY" -m build --no-isolation --outdir "$DIST" "$SRC" \
+if ! KOBROWSER_REQUIRE_EXTENSION=1 KOBROWSER_LIMITED_API=1 "$PY" -m build --no-isolation --outdir "$DIST" "$SRC" \
     >"$log" 2>&1; then
     tail -n 40 "$log" >&2
     die "python -m build failed (log above)"
