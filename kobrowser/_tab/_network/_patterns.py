@@ -70,8 +70,8 @@ _MAX_ALTERNATIVES = 32
 _WILDCARD_SPECIAL = frozenset("*?\\")
 
 
-def check_resource_types(types: Iterable[str]) -> frozenset[str]:
-    """The resource type names, lower-cased, each checked.
+def check_resource_types(types: Iterable[str], argument: str = "types") -> frozenset[str]:
+    """The resource type names, lower-cased, each checked (errors name ``argument``).
 
     Raises:
         InvalidArgumentError: an unknown type (the message lists the known ones).
@@ -79,17 +79,18 @@ def check_resource_types(types: Iterable[str]) -> frozenset[str]:
     if isinstance(types, str):
         types = [part for part in types.split(",") if part.strip()]
     if isinstance(types, (bytes, dict)) or not isinstance(types, Iterable):
-        raise fail("types", types, "resource type names (a list of strings or 'a,b')")
+        raise fail(argument, types, "resource type names (a list of strings or 'a,b')")
     types = list(types)
     for name in types:
         if not isinstance(name, str):
-            raise fail("types", name, "resource type names (strings)")
+            raise fail(argument, name, "resource type names (strings)")
     names = frozenset(name.strip().lower() for name in types)
     unknown = sorted(names - RESOURCE_TYPES.keys())
     if unknown:
         raise InvalidArgumentError(
-            f"unknown resource type {unknown[0]!r}; known types: {', '.join(RESOURCE_TYPES)}",
-            argument="types",
+            f"{argument}: unknown resource type {unknown[0]!r}; "
+            f"known types: {', '.join(RESOURCE_TYPES)}",
+            argument=argument,
         )
     return names
 
