@@ -44,9 +44,9 @@ from kobrowser._deadline import Deadline
 from kobrowser._exceptions import InvalidArgumentError, KoBrowserError, TargetClosedError
 from kobrowser._tab._axmirror import AXMirrorSettings, settings_from_env
 from kobrowser._tab._execute import execute
-from kobrowser._tab._network._patterns import check_resource_types
 from kobrowser._tab._tab import Tab
 from kobrowser._validate import check, fail, seconds
+from kobrowser._validate._resources import check_resource_types
 from kobrowser.actions import Action, Outcome, to_action
 from kobrowser.cdp import ChromeProcess, Connection, open_transport, resolve_endpoint
 

@@ -17,7 +17,7 @@ from urllib.parse import unquote, urlsplit
 
 from kobrowser._exceptions import InvalidArgumentError
 
-__all__ = ["PROXY_SCHEMES", "ProxyURL", "proxy_bypass", "split_proxy_url"]
+__all__ = ["PROXY_SCHEMES", "ProxyURL", "masked", "proxy_bypass", "split_proxy_url"]
 
 #: The proxy schemes Chrome speaks.
 PROXY_SCHEMES = ("http", "https", "socks4", "socks5")
@@ -36,11 +36,11 @@ def _bad(argument: str, value: Any, why: str) -> InvalidArgumentError:
     prefix = f"{argument}: " if argument else ""
     shown = value
     if isinstance(value, str):
-        shown = _masked(value)
+        shown = masked(value)
     return InvalidArgumentError(f"{prefix}got {shown!r}; {why}", argument=argument or None)
 
 
-def _masked(text: str) -> str:
+def masked(text: str) -> str:
     """``text`` with the password of a URL's user info replaced by ``***``."""
     scheme, sep, rest = text.rpartition("://")
     userinfo, at, host = rest.rpartition("@")
