@@ -38,10 +38,10 @@ from kobrowser._exceptions import (
     NavigationError,
     WaitTimeoutError,
 )
-from kobrowser._tab._network._patterns import check_resource_types
 from kobrowser._tab._snapshot import Snapshot
 from kobrowser._tab._tab import Tab
 from kobrowser._validate import check, fail, seconds, whole
+from kobrowser._validate._resources import check_resource_types
 from kobrowser.scrape._pool import BrowserPool, Lease, NoBrowserError, backoff
 from kobrowser.scrape._queue import Job, Scheduler
 from kobrowser.scrape._result import (
