@@ -529,8 +529,8 @@ class Browser:
                 a :class:`~kobrowser.Proxy` or a dict with its keys. The
                 credentials are answered on the proxy's challenge; while a
                 context has credentials, Chrome pauses each of its requests
-                once to hand the challenge over (see :doc:`the proxies guide
-                <guide/proxies>`).
+                once to hand the challenge over (see the guide's page on
+                proxies).
             block_resources: resource types its tabs never load, e.g.
                 ``("image", "font", "media")`` (or ``"image,font"``): the
                 requests fail at once, before reaching the network. The names
