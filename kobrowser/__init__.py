@@ -38,6 +38,7 @@ if _typing.TYPE_CHECKING:
     from kobrowser._browser import Browser, BrowserContext, Download, connect, launch
     from kobrowser._browser._emulation._devices import Device, devices
     from kobrowser._browser._emulation._settings import Emulation, EmulationOptions, Geolocation
+    from kobrowser._browser._proxy import Proxy
     from kobrowser._tab import Console, Dialog, Dialogs, Network, Response, Tab
     from kobrowser._tab._axmirror import AXMirrorSettings
     from kobrowser._tab._capture._geometry import Box
@@ -80,6 +81,7 @@ _LAZY = {
     "EmulationOptions": "._browser._emulation._settings",
     "Geolocation": "._browser._emulation._settings",
     "Download": "._browser",
+    "Proxy": "._browser._proxy",
     "Response": "._tab",
     "Element": "._tab._snapshot",
     "Snapshot": "._tab._snapshot",
@@ -161,6 +163,7 @@ __all__ = [
     "PageError",
     "ParsedSnapshot",
     "ProtocolError",
+    "Proxy",
     "Request",
     "RequestRecord",
     "Response",

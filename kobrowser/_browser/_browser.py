@@ -20,7 +20,7 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from contextlib import AsyncExitStack, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
@@ -36,6 +36,7 @@ from kobrowser._browser._emulation._settings import (
     build_emulation,
     permission_names,
 )
+from kobrowser._browser._proxy import Proxy, ProxySetting, context_proxy_params, to_proxy
 from kobrowser._browser._storage import load_state, parse_state
 from kobrowser._browser._targets import TargetTracker
 from kobrowser._concurrency import exit_unwrapped
@@ -45,6 +46,7 @@ from kobrowser._tab._axmirror import AXMirrorSettings, settings_from_env
 from kobrowser._tab._execute import execute
 from kobrowser._tab._tab import Tab
 from kobrowser._validate import check, fail, seconds
+from kobrowser._validate._resources import check_resource_types
 from kobrowser.actions import Action, Outcome, to_action
 from kobrowser.cdp import ChromeProcess, Connection, open_transport, resolve_endpoint
 
@@ -128,8 +130,10 @@ class Browser:
         endpoint: str | None = None,
         timeout: float = 30.0,
         download_dir: str | os.PathLike[str] | None = None,
+        proxy: Proxy | None = None,
     ) -> None:
         self._process = process
+        self._proxy = proxy
         self._endpoint = endpoint
         self.timeout = timeout
         self.snapshot_limit: int | None = SNAPSHOT_LIMIT
@@ -503,6 +507,8 @@ class Browser:
         download_dir: str | os.PathLike[str] | None = None,
         storage_state: str | os.PathLike[str] | Mapping[str, Any] | None = None,
         permissions: Sequence[str] | None = None,
+        proxy: ProxySetting | None = None,
+        block_resources: str | Iterable[str] | None = None,
         **emulation: Unpack[EmulationOptions],
     ) -> BrowserContext:
         """Create an isolated browser context: its own cookies, storage and cache.
@@ -517,6 +523,20 @@ class Browser:
                 Playwright), or the dict itself.
             permissions: permissions to grant every origin, as for
                 :meth:`BrowserContext.grant_permissions`.
+            proxy: the proxy of this context's traffic (one per context;
+                default: the browser's, given to :func:`~kobrowser.launch`):
+                a URL (``"http://user:pass@host:3128"``, ``"socks5://host:1080"``),
+                a :class:`~kobrowser.Proxy` or a dict with its keys. The
+                credentials are answered on the proxy's challenge; while a
+                context has credentials, Chrome pauses each of its requests
+                once to hand the challenge over (see the guide's page on
+                proxies).
+            block_resources: resource types its tabs never load, e.g.
+                ``("image", "font", "media")`` (or ``"image,font"``): the
+                requests fail at once, before reaching the network. The names
+                are :meth:`kobrowser.Network.block`'s; this is
+                ``await context.block(types=...)`` made at creation, so
+                :meth:`BrowserContext.unblock` lifts it.
             **emulation: what its tabs emulate from their start: the options
                 of :class:`~kobrowser.EmulationOptions` (``device="iPhone 15"``,
                 ``locale``, ``timezone_id``, ``viewport``...), as for
@@ -524,8 +544,9 @@ class Browser:
 
         Raises:
             InvalidArgumentError: ``storage_state`` is unreadable or
-                malformed, an unknown option, device or permission, a bad
-                value (all checked before the context is created).
+                malformed, an unknown option, device, permission or resource
+                type, a bad proxy or value (all checked before the context
+                is created).
 
         Cancelling the caller disposes the half-made context.
         """
@@ -534,10 +555,17 @@ class Browser:
         settings = build_emulation(Emulation(), **emulation)  # checked before anything is made
         if permissions is not None:
             permission_names(permissions)
-        result = await self.connection.root.send(
-            "Target.createBrowserContext", {"disposeOnDetach": True}
+        own_proxy = to_proxy(proxy)
+        blocked = (
+            None
+            if block_resources is None
+            else check_resource_types(block_resources, "block_resources")
         )
-        context = BrowserContext(self, result["browserContextId"], None)
+        result = await self.connection.root.send(
+            "Target.createBrowserContext",
+            {"disposeOnDetach": True, **context_proxy_params(own_proxy)},
+        )
+        context = BrowserContext(self, result["browserContextId"], None, own_proxy)
         self._contexts[result["browserContextId"]] = context
         try:
             directory = download_dir or self._download_dir or self._temp_download_dir
@@ -547,6 +575,8 @@ class Browser:
                 await context._emulation.replace(settings)
             if permissions:
                 await context.grant_permissions(permissions)
+            if blocked:
+                await context.block(types=sorted(blocked))
             if state is not None:
                 for origin in state.origins:
                     context._origins[origin] = None

@@ -26,6 +26,7 @@ from kobrowser._browser._emulation._settings import (
     Geolocation,
     build_emulation,
 )
+from kobrowser._browser._proxy import Proxy
 from kobrowser._browser._storage import load_state, parse_state, read_state
 from kobrowser._exceptions import (
     InvalidArgumentError,
@@ -54,6 +55,7 @@ class ContextOwner(BrowserView[Tab], Protocol):
     _closed: bool
     _connection: Connection | None
     _contexts: dict[str, BrowserContext]
+    _proxy: Proxy | None
 
     async def _new_tab(
         self,
@@ -87,11 +89,16 @@ class BrowserContext:
     """
 
     def __init__(
-        self, browser: ContextOwner, context_id: str | None, download_dir: Path | None
+        self,
+        browser: ContextOwner,
+        context_id: str | None,
+        download_dir: Path | None,
+        proxy: Proxy | None = None,
     ) -> None:
         self._browser = browser
         self.id = context_id
         self.download_dir = download_dir
+        self._proxy = proxy
         self._closed = False
         self._origins: dict[str, None] = {}  # http(s) origins its frames showed, in order
         self._emulation = ContextEmulation(self)
@@ -114,6 +121,16 @@ class BrowserContext:
         (acting on the browser's current tab), its tabs and contexts.
         """
         return self._browser
+
+    @property
+    def proxy(self) -> Proxy | None:
+        """The proxy of the context's traffic: its own, else the browser's (None: none)."""
+        return self._proxy if self._proxy is not None else self._browser._proxy
+
+    @property
+    def _proxy_credentials(self) -> tuple[str, str] | None:
+        proxy = self.proxy
+        return None if proxy is None else proxy.credentials
 
     @property
     def closed(self) -> bool:

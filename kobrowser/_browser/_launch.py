@@ -6,6 +6,7 @@ import os
 from collections.abc import Sequence
 
 from kobrowser._browser._browser import Browser
+from kobrowser._browser._proxy import ProxySetting, launch_proxy_args, to_proxy
 from kobrowser._validate import connect_options, launch_options
 from kobrowser.cdp import ChromeProcess, find_chrome
 
@@ -21,6 +22,7 @@ def launch(
     no_sandbox: bool | None = None,
     download_dir: str | os.PathLike[str] | None = None,
     transport: str | None = None,
+    proxy: ProxySetting | None = None,
 ) -> Browser:
     """Start a local Chrome/Chromium with a fresh temporary profile.
 
@@ -42,6 +44,17 @@ def launch(
             the native codec is built, else JSON), ``"pipe-cbor"``,
             ``"pipe-json"`` or ``"websocket"``; default: the
             ``KOBROWSER_TRANSPORT`` environment variable, else ``"pipe"``.
+        proxy: send the browser's traffic through this proxy: a URL
+            (``"http://user:pass@host:3128"``, ``"https://..."``,
+            ``"socks5://host:1080"``), a :class:`~kobrowser.Proxy` or a dict
+            with its keys (``server``, ``username``, ``password``,
+            ``bypass``). Contexts made without a proxy of their own use it
+            too. Credentials are answered on the proxy's challenge (Chrome
+            then pauses each request once; see the proxies guide); a proxy
+            that refuses them makes navigations fail with
+            :class:`~kobrowser.NavigationError`. Chrome never sends
+            loopback addresses through a proxy unless ``bypass`` holds
+            ``"<-loopback>"``.
 
     On exit (also when the block raises or is cancelled) Chrome is closed
     gracefully, then terminated, then killed, and its profile is removed.
@@ -59,11 +72,16 @@ def launch(
         download_dir=download_dir,
         transport=transport,
     )
+    checked_proxy = to_proxy(proxy)
     executable = find_chrome(executable_path)
     process = ChromeProcess(
-        executable, headless=headless, args=args, no_sandbox=no_sandbox, transport=transport
+        executable,
+        headless=headless,
+        args=[*args, *launch_proxy_args(checked_proxy)],
+        no_sandbox=no_sandbox,
+        transport=transport,
     )
-    return Browser(process=process, timeout=timeout, download_dir=download_dir)
+    return Browser(process=process, timeout=timeout, download_dir=download_dir, proxy=checked_proxy)
 
 
 def connect(

@@ -3,7 +3,8 @@
 Each returns once the requested load state is reached (see
 ``Tab.wait_for_load``), with the document's HTTP :class:`~kobrowser.Response`;
 HTTP error pages are responses, not errors. Network-level failures raise
-:class:`~kobrowser.NavigationError`; a deadline raises
+:class:`~kobrowser.NavigationError`, and so does a proxy that refused the
+credentials (its 407 answer is not the page); a deadline raises
 :class:`~kobrowser.WaitTimeoutError` naming the state.
 """
 
@@ -13,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from kobrowser._exceptions import NavigationError, ProtocolError
+from kobrowser._tab._network._auth import refused_message
 from kobrowser._tab._pagestate import LoadState, PageState, Response
 
 if TYPE_CHECKING:
@@ -25,6 +27,8 @@ __all__ = ["Navigator"]
 # Chrome reports an HTTP error status with an empty body as a failed load;
 # for us it is a response like any other.
 _HTTP_ERROR = "net::ERR_HTTP_RESPONSE_CODE_FAILURE"
+# The status of a proxy's login challenge: an error when it refused the credentials.
+_PROXY_AUTH = 407
 # A call inside the deadline's scope: the scope ends it first (a WaitTimeoutError
 # naming the state); the call's own timeout only backs it up.
 _BACKUP_S = 1.0
@@ -33,10 +37,17 @@ _BACKUP_S = 1.0
 class Navigator:
     """Navigates one tab's top frame and waits for the load state asked for."""
 
-    def __init__(self, page: CDPSession, state: PageState, waits: Waiter) -> None:
+    def __init__(
+        self,
+        page: CDPSession,
+        state: PageState,
+        waits: Waiter,
+        proxy_refused: Callable[[str], bool] = lambda url: False,
+    ) -> None:
         self._page = page
         self._state = state
         self._waits = waits
+        self._proxy_refused = proxy_refused
 
     async def open(
         self, url: str, wait_until: LoadState, deadline: Deadline, referrer: str | None
@@ -57,6 +68,8 @@ class Navigator:
                 raise NavigationError(f"cannot open {url!r}: {exc.message}") from None
             error = result.get("errorText")
             if error and error != _HTTP_ERROR:
+                if self._proxy_refused(url):  # a tunnel (https) the proxy did not open
+                    raise NavigationError(refused_message(url))
                 raise NavigationError(f"cannot open {url!r}: {error}")
             loader: str | None = result.get("loaderId")
             if loader is None and state.url != url:
@@ -132,5 +145,9 @@ class Navigator:
                 return None  # same document: nothing loads
             loader = await self._waits.until_document(loader, wait_until)
             response = self._state.response(loader)
-            return response if response is not None else Response(self._state.url, 0)
+            if response is None:
+                return Response(self._state.url, 0)
+            if response.status == _PROXY_AUTH and self._proxy_refused(response.url):
+                raise NavigationError(refused_message(response.url))
+            return response
         raise deadline.error(f"{what} did not reach {wait_until!r}")

@@ -264,6 +264,11 @@ class TabContext(ContextView[TabT], Protocol[TabT]):
         """The context's routes (a tab's own come first)."""
         ...
 
+    @property
+    def _proxy_credentials(self) -> tuple[str, str] | None:
+        """``(username, password)`` of the proxy the context logs in to, or None."""
+        ...
+
     def _frame_emulation(self) -> Sequence[tuple[str, dict[str, Any] | None]]:
         """The calls that emulate the context's settings in a new out-of-process frame."""
         ...

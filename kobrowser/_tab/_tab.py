@@ -111,7 +111,11 @@ class Tab:
         self._frames = FrameRegistry(session, owner._spawn)
         self._frames.watch()
         self._net = TabNetwork(
-            session, owner._spawn, lambda: owner.timeout, lambda: context._routes
+            session,
+            owner._spawn,
+            lambda: owner.timeout,
+            lambda: context._routes,
+            lambda: context._proxy_credentials,
         )
         opener = self.opener
         if opener is not None:  # a popup starts with its opener's routes
@@ -127,7 +131,7 @@ class Tab:
             TabMirror(session, lambda: owner.ax_mirror, owner._spawn),
         )
         self._waits = Waiter(session, self._page)
-        self._navigator = Navigator(session, self._page, self._waits)
+        self._navigator = Navigator(session, self._page, self._waits, self._net.auth.refused)
         self._mouse = Mouse(session)
         self._act = ActionContext(session, self._mouse, self._snapshotter)
 

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
     "PROTOCOL_VERSION",
+    "PROXY_ENV",
     "ProtocolMismatch",
     "RuntimeDirError",
     "SessionPaths",
@@ -56,6 +57,9 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
+#: The environment variable that hands ``--proxy`` to a new daemon (its URL
+#: may hold a password: a command line is visible to every user).
+PROXY_ENV = "KOBROWSER_DAEMON_PROXY"
 DEFAULT_SESSION = "default"
 #: Seconds without a request after which a daemon closes Chrome and exits.
 DEFAULT_IDLE_TIMEOUT = 1800.0

@@ -23,7 +23,7 @@ import time
 from typing import IO, TYPE_CHECKING, Any
 
 from kobrowser._validate import LOAD_STATES
-from kobrowser.cli._client._argtypes import seconds, whole
+from kobrowser.cli._client._argtypes import proxy_url, resource_types, seconds, whole
 from kobrowser.cli._client._parser import Parser, command_index
 
 if TYPE_CHECKING:
@@ -47,6 +47,8 @@ retries, 2 bad usage. Examples:
   ko-browser scrape urls.txt -o out.jsonl --concurrency 16 --per-host 4
   ko-browser scrape urls.txt -o out.jsonl --resume
   ko-browser scrape urls.txt -o out.jsonl --cdp ws://farm-1:3000 --cdp http://farm-2:9222
+  ko-browser scrape urls.txt -o out.jsonl --proxy http://user:pw@p1:3128 --proxy socks5://p2:1080
+  ko-browser scrape urls.txt -o out.jsonl --block image,font,media
 """
 
 
@@ -108,6 +110,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--wait-until", choices=LOAD_STATES, default="load")
     parser.add_argument(
         "--timeout", type=seconds, default=30.0, metavar="SECONDS", help="per page (default 30)"
+    )
+    parser.add_argument(
+        "--proxy",
+        action="append",
+        type=proxy_url,
+        default=[],
+        metavar="URL",
+        help="a proxy for the pages (http://[user:password@]host:port, https://, socks5://); "
+        "repeat to spread the pages over several, in turn",
+    )
+    parser.add_argument(
+        "--block",
+        type=resource_types,
+        default=None,
+        metavar="TYPES",
+        help="resource types never loaded, e.g. image,font,media (faster, less traffic)",
     )
     parser.add_argument("--executable-path", default=None, metavar="PATH")
     parser.add_argument("--headed", action="store_true", help="show the browser windows")
@@ -311,6 +329,8 @@ def _main(args: argparse.Namespace) -> int:
         "selector": args.selector,
         "text_limit": args.text_limit,
         "headless": not args.headed,
+        "proxies": args.proxy or None,
+        "block_resources": args.block,
     }
     if args.executable_path:
         options["executable_path"] = os.path.abspath(args.executable_path)

@@ -23,6 +23,8 @@ from kobrowser.scrape._scraper import Extract, Scraper
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from kobrowser._browser._proxy import ProxySetting
+
 __all__ = ["Extract", "ScrapeResult", "Scraper", "scrape"]
 
 _USE_ASYNC_WITH = (
@@ -89,6 +91,8 @@ def scrape(
     executable_path: str | None = None,
     headless: bool = True,
     args: Iterable[str] = (),
+    proxies: Iterable[ProxySetting] | ProxySetting | None = None,
+    block_resources: str | Iterable[str] | None = None,
 ) -> Scrape:
     """Scrape ``urls``: one :class:`ScrapeResult` per distinct URL, as each finishes.
 
@@ -126,6 +130,8 @@ def scrape(
         "executable_path": executable_path,
         "headless": headless,
         "args": args,
+        "proxies": proxies,
+        "block_resources": block_resources,
     }
     return Scrape(urls, options)
 

@@ -8,10 +8,12 @@ Workers lease a tab from the least loaded browser that is up; a tab goes
 back to its browser's idle list when the page is done, or is closed when it
 is spent (crashed, hung, or its browser was replaced).
 
-Every tab of a browser lives in one isolated context the pool creates
+Every tab of a browser lives in an isolated context the pool creates
 (downloads denied there), so pages never share state with the browser's own
-tabs on a remote endpoint. Tabs the pages open (popups) are closed as soon
-as they are set up.
+tabs on a remote endpoint: one context, or with ``proxies`` one per proxy on
+each browser, the pages taking the contexts in turn (round-robin). Resource
+types to block are blocked in each context. Tabs the pages open (popups) are
+closed as soon as they are set up.
 """
 
 from __future__ import annotations
@@ -31,9 +33,10 @@ from kobrowser._exceptions import KoBrowserError
 if TYPE_CHECKING:
     from kobrowser._browser._browser import Browser
     from kobrowser._browser._context import BrowserContext
+    from kobrowser._browser._proxy import Proxy
     from kobrowser._tab._tab import Tab
 
-__all__ = ["BrowserPool", "Endpoint", "Lease", "NoBrowserError"]
+__all__ = ["BrowserPool", "Endpoint", "Lease", "NoBrowserError", "Slot"]
 
 #: Failed starts in a row after which an endpoint counts as unavailable (it
 #: is still retried; while every endpoint is unavailable, pages fail).
@@ -57,6 +60,22 @@ def backoff(failures: int, *, base: float = 0.5, cap: float = BACKOFF_CAP) -> fl
     return delay * random.uniform(0.75, 1.25)
 
 
+class Slot:
+    """One context of a browser the pool's tabs live in, and its idle tabs.
+
+    Attributes:
+        context: the context (None: the browser's default one, for an
+            endpoint that cannot make contexts).
+        idle: its tabs waiting for a page.
+    """
+
+    __slots__ = ("context", "idle")
+
+    def __init__(self, context: BrowserContext | None) -> None:
+        self.context = context
+        self.idle: list[Tab] = []
+
+
 class Endpoint:
     """One browser of the pool: a local Chrome (``address`` None) or a CDP endpoint.
 
@@ -75,10 +94,10 @@ class Endpoint:
         self.label = address if address is not None else f"local Chrome #{index + 1}"
         self.state: Literal["starting", "up", "down"] = "starting"
         self.browser: Browser | None = None
-        self.context: BrowserContext | None = None
+        self.slots: list[Slot] = []
+        self.turn = 0  # the next slot, round-robin
         self.generation = 0
         self.active = 0
-        self.idle: list[Tab] = []
         self.tabs: set[Tab] = set()  # the pool's tabs on the current browser
         self.failures = 0
         self.tab_failures = 0
@@ -90,6 +109,17 @@ class Endpoint:
         return f"<Endpoint {self.label} {self.state} active={self.active}>"
 
     @property
+    def idle(self) -> int:
+        """Tabs waiting for a page, over all its contexts."""
+        return sum(len(slot.idle) for slot in self.slots)
+
+    def next_slot(self) -> Slot:
+        """The context the next page goes to (each in turn)."""
+        slot = self.slots[self.turn % len(self.slots)]
+        self.turn += 1
+        return slot
+
+    @property
     def unavailable(self) -> bool:
         """Down, and failed often enough in a row that pages should not wait for it."""
         limit = MAX_FAILURES if self.ever_up or self.address else MAX_LAUNCH_FAILURES
@@ -99,11 +129,12 @@ class Endpoint:
 class Lease:
     """A tab lent to one page attempt, with the browser generation it belongs to."""
 
-    __slots__ = ("browser", "endpoint", "generation", "tab")
+    __slots__ = ("browser", "endpoint", "generation", "slot", "tab")
 
-    def __init__(self, endpoint: Endpoint, browser: Browser, tab: Tab) -> None:
+    def __init__(self, endpoint: Endpoint, browser: Browser, slot: Slot, tab: Tab) -> None:
         self.endpoint = endpoint
         self.browser = browser
+        self.slot = slot
         self.tab = tab
         self.generation = endpoint.generation
 
@@ -129,6 +160,8 @@ class BrowserPool:
         timeout: float,
         max_idle: int,
         launch_options: dict[str, Any],
+        proxies: Sequence[Proxy] = (),
+        block_resources: Sequence[str] = (),
     ) -> None:
         if addresses:
             self.endpoints = [Endpoint(i, address) for i, address in enumerate(addresses)]
@@ -137,6 +170,8 @@ class BrowserPool:
         self.timeout = timeout
         self.max_idle = max_idle
         self._launch_options = launch_options
+        self._proxies = tuple(proxies)
+        self._block = tuple(block_resources)
         self._changed = anyio.Event()
 
     def _notify(self) -> None:
@@ -181,8 +216,8 @@ class BrowserPool:
             lost.set()
 
         browser.connection.on_close(on_close)
-        context = await self._prepare(browser)
-        endpoint.browser, endpoint.context = browser, context
+        slots = [Slot(context) for context in await self._prepare(browser)]
+        endpoint.browser, endpoint.slots = browser, slots
         endpoint.state = "up"
         endpoint.failures = endpoint.tab_failures = 0
         endpoint.ever_up = True
@@ -209,8 +244,7 @@ class BrowserPool:
                 tab = await browser.wait_for_tab(timeout=3600)
             except KoBrowserError:
                 continue
-            context = endpoint.context
-            ours = context is not None and tab.context is context
+            ours = any(s.context is not None and tab.context is s.context for s in endpoint.slots)
             if ours or _opened_by(tab, endpoint.tabs):
                 await _close(tab)
 
@@ -222,27 +256,41 @@ class BrowserPool:
             return launch(timeout=timeout, **self._launch_options)
         return connect(endpoint.address, timeout=timeout)
 
-    async def _prepare(self, browser: Browser) -> BrowserContext | None:
-        """An isolated context for the pool's tabs, downloads denied (best effort)."""
-        context: BrowserContext | None
-        try:
-            context = await browser.new_context()
-        except KoBrowserError:  # an endpoint without contexts: use its default one
-            context = None
-        if context is not None or browser.pid is not None:  # never change a remote's default
+    async def _prepare(self, browser: Browser) -> list[BrowserContext | None]:
+        """The isolated contexts of the pool's tabs (one per proxy), downloads denied.
+
+        Without proxies, an endpoint that cannot make contexts lends tabs of
+        its default one (blocks are then set on each tab); with proxies a
+        context is a must (the default one would bypass them): the error
+        fails the start.
+        """
+        contexts: list[BrowserContext | None]
+        block = self._block or None
+        if self._proxies:
+            contexts = []
+            for proxy in self._proxies:
+                contexts.append(await browser.new_context(proxy=proxy, block_resources=block))
+        else:
+            try:
+                contexts = [await browser.new_context(block_resources=block)]
+            except KoBrowserError:  # an endpoint without contexts: use its default one
+                contexts = [None]
+        for context in contexts:
+            if context is None and browser.pid is None:
+                continue  # never change a remote's default
             params: dict[str, Any] = {"behavior": "deny", "eventsEnabled": True}
             if context is not None:
                 params["browserContextId"] = context.id
             with contextlib.suppress(KoBrowserError):
                 await browser.cdp.send("Browser.setDownloadBehavior", params)
-        return context
+        return contexts
 
     def _down(self, endpoint: Endpoint) -> None:
         if endpoint.state == "down":
             return
         endpoint.state = "down"
-        endpoint.browser = endpoint.context = None
-        endpoint.idle.clear()
+        endpoint.browser = None
+        endpoint.slots = []
         endpoint.tabs.clear()
         endpoint.generation += 1
         self._notify()
@@ -270,13 +318,14 @@ class BrowserPool:
                 browser = endpoint.browser
                 assert browser is not None
                 endpoint.active += 1
+                slot = endpoint.next_slot()
                 try:
-                    tab = await self._tab(endpoint, browser)
+                    tab = await self._tab(endpoint, browser, slot)
                 except BaseException:
                     endpoint.active -= 1
                     raise
                 if tab is not None:
-                    return Lease(endpoint, browser, tab)
+                    return Lease(endpoint, browser, slot, tab)
                 endpoint.active -= 1
                 continue
             reason = self.unavailable_reason()
@@ -284,17 +333,19 @@ class BrowserPool:
                 raise NoBrowserError(reason)
             await self._changed.wait()
 
-    async def _tab(self, endpoint: Endpoint, browser: Browser) -> Tab | None:
-        """An idle tab of ``endpoint`` or a new one; None when the browser failed."""
-        while endpoint.idle:
-            tab = endpoint.idle.pop()
+    async def _tab(self, endpoint: Endpoint, browser: Browser, slot: Slot) -> Tab | None:
+        """An idle tab of ``slot`` or a new one; None when the browser failed."""
+        while slot.idle:
+            tab = slot.idle.pop()
             if not tab.closed:
                 return tab
             endpoint.tabs.discard(tab)
         generation = endpoint.generation
-        opener = endpoint.context if endpoint.context is not None else browser
+        opener = slot.context if slot.context is not None else browser
         try:
             tab = await opener.new_tab(timeout=self.timeout)
+            if slot.context is None and self._block:
+                await _block_in(tab, self._block)
         except KoBrowserError as exc:
             if endpoint.generation == generation and not browser.connection.closed:
                 endpoint.error = f"{endpoint.label}: cannot open a tab: {_one_line(exc)}"
@@ -317,11 +368,11 @@ class BrowserPool:
         tab = lease.tab
         if lease.browser_lost:
             return  # the browser closes its tabs
-        if retire or tab.closed or len(endpoint.idle) >= self.max_idle:
+        if retire or tab.closed or endpoint.idle >= self.max_idle:
             endpoint.tabs.discard(tab)
             await _close(tab)
         else:
-            endpoint.idle.append(tab)
+            lease.slot.idle.append(tab)
 
 
 async def _close(tab: Tab) -> None:
@@ -329,6 +380,16 @@ async def _close(tab: Tab) -> None:
     # Tab.close lets ConnectionClosedError out when the connection drops during the call.
     with contextlib.suppress(KoBrowserError):
         await tab.close()
+
+
+async def _block_in(tab: Tab, types: Sequence[str]) -> None:
+    """Block ``types`` in a tab of a default context (the pool made no context)."""
+    try:
+        await tab.network.block(types=types)
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            await _close(tab)
+        raise
 
 
 def _opened_by(tab: Tab, ours: set[Tab]) -> bool:

@@ -58,7 +58,12 @@ _EXPLAINED = {
     "ERR_TOO_MANY_REDIRECTS": "too many redirects",
     "ERR_ABORTED": "the load was aborted (an empty 204 response, or the page "
     "navigated away while loading)",
+    "ERR_PROXY_CONNECTION_FAILED": "cannot connect to the proxy",
+    "ERR_TUNNEL_CONNECTION_FAILED": "the proxy did not open a tunnel to the site",
+    "ERR_PROXY_AUTH_UNSUPPORTED": "the proxy asks for a login Chrome cannot give",
 }
+#: What a NavigationError says when the proxy refused the credentials.
+_PROXY_REFUSED = "the proxy refused the credentials"
 
 
 class ScrapeResult(msgspec.Struct, kw_only=True):
@@ -162,15 +167,25 @@ def host_key(url: str) -> str:
     return parts.hostname or parts.scheme.lower()
 
 
-def navigation_failure(message: str, *, download: str | None = None) -> Failure:
+def navigation_failure(
+    message: str, *, download: str | None = None, proxy: str | None = None
+) -> Failure:
     """Judge a :class:`~kobrowser.NavigationError` from ``Tab.open``.
 
     Args:
         message: the error's text (it names Chrome's ``net::ERR_*`` code).
         download: a description of the download the navigation turned into, if any.
+        proxy: the server of the proxy the page went through, if any (named
+            in errors of the proxy).
     """
     if download is not None:
         return Failure(f"the URL is a download, not a page ({download})")
+    via = f" (proxy {proxy})" if proxy else ""
+    if _PROXY_REFUSED in message:  # the same credentials will be refused again
+        return Failure(
+            f"{_PROXY_REFUSED}{via}: HTTP 407 Proxy Authentication Required; "
+            "check the proxy's username and password"
+        )
     if "invalid URL" in message:
         return Failure("malformed URL: Chrome cannot navigate to it")
     match = _NET_ERROR.search(message)
@@ -179,4 +194,6 @@ def navigation_failure(message: str, *, download: str | None = None) -> Failure:
     code = match.group(1)
     explained = _EXPLAINED.get(code)
     text = f"{explained} ({code})" if explained else f"navigation failed ({code})"
+    if "PROXY" in code or "TUNNEL" in code:
+        text += via
     return Failure(text, retry=not code.startswith(_PERMANENT_PREFIXES))

@@ -28,6 +28,7 @@ import anyio.abc
 import msgspec
 from anyio.streams.memory import MemoryObjectSendStream
 
+from kobrowser._browser._proxy import Proxy, ProxySetting, to_proxy
 from kobrowser._concurrency import exit_unwrapped
 from kobrowser._exceptions import (
     CDPTimeoutError,
@@ -40,6 +41,7 @@ from kobrowser._exceptions import (
 from kobrowser._tab._snapshot import Snapshot
 from kobrowser._tab._tab import Tab
 from kobrowser._validate import check, fail, seconds, whole
+from kobrowser._validate._resources import check_resource_types
 from kobrowser.scrape._pool import BrowserPool, Lease, NoBrowserError, backoff
 from kobrowser.scrape._queue import Job, Scheduler
 from kobrowser.scrape._result import (
@@ -108,10 +110,24 @@ class Scraper:
         executable_path: how local Chromes are launched (see :func:`kobrowser.launch`).
         headless: how local Chromes are launched (see :func:`kobrowser.launch`).
         args: how local Chromes are launched (see :func:`kobrowser.launch`).
+        proxies: proxies to spread the pages over: each browser gets one
+            context per proxy and the pages take them in turn (round-robin).
+            Each is a URL (``"http://user:pass@host:3128"``,
+            ``"socks5://host:1080"``), a :class:`~kobrowser.Proxy` or a dict
+            with its keys (see :meth:`Browser.new_context
+            <kobrowser.Browser.new_context>`). A proxy that refuses its
+            credentials gives its pages an ``ok: false`` record saying so
+            (not retried). Default: no proxy.
+        block_resources: resource types the pages never load, e.g.
+            ``("image", "font", "media")`` (or ``"image,font"``); the names
+            are :meth:`kobrowser.Network.block`'s. Pages load faster and
+            use less bandwidth; what they show without them is what is
+            snapshotted.
 
     Raises:
-        ValueError: an option is out of range, or ``text_limit`` is not
-            supported by the installed kobrowser.
+        ValueError: an option is out of range, a proxy or resource type is
+            not valid, or ``text_limit`` is not supported by the installed
+            kobrowser.
     """
 
     def __init__(
@@ -133,8 +149,16 @@ class Scraper:
         executable_path: str | None = None,
         headless: bool = True,
         args: Iterable[str] = (),
+        proxies: Iterable[ProxySetting] | ProxySetting | None = None,
+        block_resources: str | Iterable[str] | None = None,
     ) -> None:
         self.concurrency = whole(concurrency, "concurrency", 1)
+        self.proxies = _proxies(proxies)
+        self.block_resources = (
+            ()
+            if block_resources is None
+            else tuple(sorted(check_resource_types(block_resources, "block_resources")))
+        )
         addresses = [endpoints] if isinstance(endpoints, str) else list(endpoints or [])
         if endpoints is not None and not addresses:
             raise fail("endpoints", endpoints, "at least one endpoint, or None for local Chrome")
@@ -167,7 +191,13 @@ class Scraper:
         if executable_path is not None:
             launch["executable_path"] = executable_path
         self._pool = BrowserPool(
-            addresses, count, timeout=self.timeout, max_idle=self.concurrency, launch_options=launch
+            addresses,
+            count,
+            timeout=self.timeout,
+            max_idle=self.concurrency,
+            launch_options=launch,
+            proxies=self.proxies,
+            block_resources=self.block_resources,
         )
         self._stack: AsyncExitStack | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
@@ -402,7 +432,11 @@ class Scraper:
             if tab.closed or lease.browser_lost:
                 raise
             download = await self._download_of(lease) if "ERR_ABORTED" in str(exc) else None
-            raise navigation_failure(str(exc), download=download) from None
+            context = lease.slot.context
+            proxy = context.proxy if context is not None else None
+            raise navigation_failure(
+                str(exc), download=download, proxy=proxy.server if proxy is not None else None
+            ) from None
         status = response.status if response is not None and response.status else None
         fields: dict[str, Any] = {"final_url": tab.url, "status": status}
         http_error = ""
@@ -453,6 +487,24 @@ class Scraper:
             message = f"extract returned a value that is not JSON: {exc}"
             raise Failure(message, partial=fields) from None
         return data
+
+
+def _proxies(value: Any) -> tuple[Proxy, ...]:
+    """The ``proxies`` option checked: one proxy or many (None: none)."""
+    if value is None:
+        return ()
+    if isinstance(value, str | Proxy | Mapping):
+        value = [value]
+    elif not isinstance(value, Iterable):
+        raise fail("proxies", value, "proxy URLs, kobrowser.Proxy or dicts (a list), or None")
+    proxies = []
+    for item in value:
+        proxy = to_proxy(item, "proxies")
+        assert proxy is not None
+        proxies.append(proxy)
+    if not proxies:
+        raise fail("proxies", value, "at least one proxy, or None for none")
+    return tuple(proxies)
 
 
 async def _each(urls: Iterable[str] | AsyncIterable[str]) -> AsyncGenerator[str, None]:

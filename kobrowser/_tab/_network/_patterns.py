@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from kobrowser._exceptions import InvalidArgumentError
-from kobrowser._validate import fail
+from kobrowser._validate._resources import RESOURCE_TYPES, check_resource_types
 
 if TYPE_CHECKING:
     from kobrowser._tab._network._requests import Request
@@ -41,57 +41,11 @@ __all__ = [
 
 RoutePattern: TypeAlias = "str | re.Pattern[str] | Callable[[Request], bool]"
 
-# Chrome's Network.ResourceType values, by the lower-case names kobrowser
-# (and Playwright) use.
-RESOURCE_TYPES: dict[str, str] = {
-    "document": "Document",
-    "stylesheet": "Stylesheet",
-    "image": "Image",
-    "media": "Media",
-    "font": "Font",
-    "script": "Script",
-    "texttrack": "TextTrack",
-    "xhr": "XHR",
-    "fetch": "Fetch",
-    "prefetch": "Prefetch",
-    "eventsource": "EventSource",
-    "websocket": "WebSocket",
-    "manifest": "Manifest",
-    "signedexchange": "SignedExchange",
-    "ping": "Ping",
-    "cspviolationreport": "CSPViolationReport",
-    "preflight": "Preflight",
-    "other": "Other",
-}
 # What Chrome's Fetch domain calls them: it pauses fetch() requests as "XHR".
 _FETCH_TYPES = {"fetch": "XHR"}
 _XHR = frozenset({"xhr", "fetch"})
 _MAX_ALTERNATIVES = 32
 _WILDCARD_SPECIAL = frozenset("*?\\")
-
-
-def check_resource_types(types: Iterable[str]) -> frozenset[str]:
-    """The resource type names, lower-cased, each checked.
-
-    Raises:
-        InvalidArgumentError: an unknown type (the message lists the known ones).
-    """
-    if isinstance(types, str):
-        types = [part for part in types.split(",") if part.strip()]
-    if isinstance(types, (bytes, dict)) or not isinstance(types, Iterable):
-        raise fail("types", types, "resource type names (a list of strings or 'a,b')")
-    types = list(types)
-    for name in types:
-        if not isinstance(name, str):
-            raise fail("types", name, "resource type names (strings)")
-    names = frozenset(name.strip().lower() for name in types)
-    unknown = sorted(names - RESOURCE_TYPES.keys())
-    if unknown:
-        raise InvalidArgumentError(
-            f"unknown resource type {unknown[0]!r}; known types: {', '.join(RESOURCE_TYPES)}",
-            argument="types",
-        )
-    return names
 
 
 def _escape_wildcard(text: str) -> str:

@@ -6,7 +6,10 @@ sent, so no request escapes), and on each:
 
 * enables ``Fetch`` with the union of the patterns of the tab's routes and
   its context's routes, so Chrome pauses only requests some route may want
-  (see :mod:`._patterns`); with no route, ``Fetch`` stays disabled;
+  (see :mod:`._patterns`); with no route, ``Fetch`` stays disabled. While
+  the context logs in to a proxy, every request is paused instead (Chrome
+  hands a login challenge over only for a paused request; see
+  :mod:`._auth`), and those no route wants go on at once;
 * hands each paused request, in a task of the browser's task group (never on
   the reader), to the newest matching route: the tab's first, then the
   context's. A handler gets the tab's deadline to settle the request; if it
@@ -26,6 +29,7 @@ import anyio
 import msgspec
 
 from kobrowser._exceptions import InvalidArgumentError, KoBrowserError
+from kobrowser._tab._network._auth import Credentials, ProxyAuth
 from kobrowser._tab._network._console import ConsoleLog
 from kobrowser._tab._network._log import RequestLog
 from kobrowser._tab._network._patterns import RequestMatcher
@@ -135,6 +139,8 @@ class _Paused(msgspec.Struct):
 
 
 _PAUSED = msgspec.json.Decoder(_Paused)
+#: What ``Fetch`` pauses while the context logs in to a proxy: every request.
+_EVERY_REQUEST = [{"urlPattern": "*", "requestStage": "Request"}]
 
 
 def fetch_patterns(tables: Iterable[RouteTable | None]) -> list[dict[str, str]]:
@@ -161,6 +167,8 @@ class TabNetwork:
         timeout: the tab's default deadline (a callable: it may change).
         context_routes: the routes of the tab's context (a callable: the
             context is known only after the tab was created).
+        credentials: the proxy credentials of the tab's context (a callable,
+            likewise; None: no proxy login).
     """
 
     def __init__(
@@ -169,6 +177,7 @@ class TabNetwork:
         spawn: Spawn,
         timeout: Callable[[], float],
         context_routes: Callable[[], RouteTable | None],
+        credentials: Credentials = lambda: None,
     ) -> None:
         self.page = page
         self._spawn = spawn
@@ -177,8 +186,9 @@ class TabNetwork:
         self.routes = RouteTable()
         self.log = RequestLog()
         self.console = ConsoleLog(spawn)
+        self.auth = ProxyAuth(credentials, spawn, timeout)
         self._sessions: list[CDPSession] = []
-        self._enabled: dict[CDPSession, list[dict[str, str]]] = {}
+        self._enabled: dict[CDPSession, dict[str, Any]] = {}
         self.watch(page)
 
     def watch(self, session: CDPSession) -> None:
@@ -186,6 +196,7 @@ class TabNetwork:
         self._sessions.append(session)
         self.log.watch(session)
         self.console.watch(session)
+        self.auth.watch(session)
         session.add_listener("Fetch.requestPaused", lambda raw: self._on_paused(session, raw))
 
     def close(self, reason: str) -> None:
@@ -197,14 +208,21 @@ class TabNetwork:
         """The Fetch patterns of the tab's and its context's routes."""
         return fetch_patterns((self.routes, self._context_routes()))
 
-    def _fetch_call(self, session: CDPSession) -> Call | None:
+    def _fetch_params(self) -> dict[str, Any] | None:
+        """``Fetch.enable``'s parameters now (None: Fetch off)."""
+        if self.auth.wanted:
+            return {"patterns": _EVERY_REQUEST, "handleAuthRequests": True}
         patterns = self.patterns()
+        return {"patterns": patterns} if patterns else None
+
+    def _fetch_call(self, session: CDPSession) -> Call | None:
+        params = self._fetch_params()
         previous = self._enabled.get(session)
-        if previous == patterns or (previous is None and not patterns):
+        if previous == params:
             return None
-        if patterns:
-            self._enabled[session] = patterns
-            return ("Fetch.enable", {"patterns": patterns})
+        if params is not None:
+            self._enabled[session] = params
+            return ("Fetch.enable", params)
         self._enabled.pop(session, None)
         return ("Fetch.disable", None)
 
@@ -250,7 +268,20 @@ class TabNetwork:
 
     def _on_paused(self, session: CDPSession, raw: msgspec.Raw) -> None:
         event = _PAUSED.decode(raw)
+        context_routes = self._context_routes()
+        if not self.routes.entries and not (context_routes and context_routes.entries):
+            # Paused only for the proxy's login: let it go on, no Route made.
+            self._spawn(lambda: self._go_on(session, event.requestId))
+            return
         self._spawn(lambda: self._handle(session, event))
+
+    async def _go_on(self, session: CDPSession, request_id: str) -> None:
+        try:
+            await session.send(
+                "Fetch.continueRequest", {"requestId": request_id}, timeout=self._timeout()
+            )
+        except KoBrowserError as exc:  # the page navigated away or closed
+            _log.debug("continuing request %s: %s", request_id, exc)
 
     def _find(self, request: Request) -> RouteEntry | None:
         for table in (self.routes, self._context_routes()):

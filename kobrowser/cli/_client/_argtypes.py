@@ -37,6 +37,8 @@ __all__ = [
     "no_such_file",
     "number",
     "on_off",
+    "proxy_url",
+    "resource_types",
     "seconds",
     "session_name",
     "whole",
@@ -190,3 +192,35 @@ def json_headers(text: str) -> dict[str, str]:
     if isinstance(value, dict) and all(isinstance(v, str) for v in value.values()):
         return value
     raise _expected(text, 'a JSON object of strings, e.g. \'{"X-Token": "abc"}\'')
+
+
+def proxy_url(text: str) -> str:
+    """A proxy URL: ``http://[user:password@]host:port``, ``https://``, ``socks4://``, ``socks5://``.
+
+    Checked by the library's rule (:mod:`kobrowser._validate._proxy`, standard
+    library only); the error never shows the password.
+    """
+    from kobrowser._validate._proxy import split_proxy_url
+
+    try:
+        split_proxy_url(text, "")
+    except ValueError as exc:  # InvalidArgumentError
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text.strip()
+
+
+def resource_types(text: str) -> str:
+    """Resource types, comma-separated: ``image,font,media`` (Chrome's, lower case).
+
+    The value is the same text made plain: lower case, sorted, no spaces
+    (so the daemon's check of a request gets back what it was sent).
+    """
+    from kobrowser._validate._resources import check_resource_types
+
+    try:
+        names = check_resource_types(text, "")
+    except ValueError as exc:  # InvalidArgumentError
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if not names:
+        raise _expected(text, "resource types, e.g. image,font,media")
+    return ",".join(sorted(names))

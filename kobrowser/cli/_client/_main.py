@@ -133,6 +133,16 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
         start["executable_path"] = os.path.abspath(options["executable_path"])
     if options["cdp"]:
         start["cdp"] = options["cdp"]
+    if options["proxy"]:
+        if options["cdp"]:
+            raise ClientError(
+                "--proxy goes with a browser the session launches, not with --cdp",
+                "give the proxy to the browser behind the endpoint",
+                exit=2,
+            )
+        start["proxy"] = options["proxy"]
+    if options["block"]:
+        start["block"] = options["block"]
     request_opts: dict[str, Any] = {}
     if timeout is not None:
         request_opts["timeout"] = timeout

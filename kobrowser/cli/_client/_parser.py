@@ -14,7 +14,13 @@ import argparse
 import os
 import sys
 
-from kobrowser.cli._client._argtypes import seconds, session_name, whole
+from kobrowser.cli._client._argtypes import (
+    proxy_url,
+    resource_types,
+    seconds,
+    session_name,
+    whole,
+)
 from kobrowser.cli._client._parser_network import network_commands
 from kobrowser.cli._client._parser_page import LOAD_STATES, SELECTOR_STATES, page_commands
 from kobrowser.cli._client._parser_state import DEFAULT_SUBCOMMAND, state_commands
@@ -49,6 +55,8 @@ GLOBAL_OPTIONS = (
     "executable_path",
     "cdp",
     "idle_timeout",
+    "proxy",
+    "block",
 )
 
 _EPILOG = """\
@@ -138,6 +146,22 @@ def _add_globals(parser: argparse.ArgumentParser, *, top: bool) -> None:
         metavar="SECONDS",
         help="stop the daemon and Chrome after this long without a command "
         "(default: $KOBROWSER_IDLE_TIMEOUT or 1800)",
+    )
+    group.add_argument(
+        "--proxy",
+        type=proxy_url,
+        default=default(None),
+        metavar="URL",
+        help="send the browser's traffic through this proxy: http://[user:password@]host:port, "
+        "https://..., socks5://host:port (when this command starts the session)",
+    )
+    group.add_argument(
+        "--block",
+        type=resource_types,
+        default=default(None),
+        metavar="TYPES",
+        help="never load these resource types, e.g. image,font,media "
+        "(when this command starts the session)",
     )
 
 
@@ -251,7 +275,7 @@ COMMANDS.update(state_commands(_group))
 COMMANDS.update(network_commands(_group))
 
 _VALUED_GLOBALS = frozenset(
-    {"--session", "--timeout", "--executable-path", "--cdp", "--idle-timeout"}
+    {"--session", "--timeout", "--executable-path", "--cdp", "--idle-timeout", "--proxy", "--block"}
 )
 
 

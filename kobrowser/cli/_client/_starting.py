@@ -25,7 +25,7 @@ from kobrowser.cli._client._connection import (
     connect,
     suppress_os_error,
 )
-from kobrowser.cli._protocol import SessionPaths
+from kobrowser.cli._protocol import PROXY_ENV, SessionPaths
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the client never imports typing
 if TYPE_CHECKING:
@@ -124,6 +124,8 @@ def _spawn(
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
     env.pop("PYTHONSTARTUP", None)
+    if options["proxy"]:  # in the environment, not the command line (`ps` shows that)
+        env[PROXY_ENV] = options["proxy"]
     read_fd, write_fd = os.pipe()
     command = [
         sys.executable,
@@ -144,6 +146,8 @@ def _spawn(
         command += ["--cdp", options["cdp"]]
     if options["idle_timeout"]:
         command += ["--idle-timeout", str(options["idle_timeout"])]
+    if options["block"]:
+        command += ["--block", options["block"]]
     if paths.log.exists():
         with suppress_os_error():
             os.replace(paths.log, paths.log.with_name(paths.log.name + ".1"))

@@ -37,10 +37,11 @@ import anyio
 import anyio.abc
 
 import kobrowser
+from kobrowser._validate._proxy import masked
 from kobrowser.cli._daemon._errors import describe_error
 from kobrowser.cli._daemon._serving import RequestServer, log
 from kobrowser.cli._locks import LockBusy, chrome_profile_dir, lock_file, reap_previous
-from kobrowser.cli._protocol import DEFAULT_IDLE_TIMEOUT, SessionPaths, session_paths
+from kobrowser.cli._protocol import DEFAULT_IDLE_TIMEOUT, PROXY_ENV, SessionPaths, session_paths
 
 __all__ = ["Daemon", "main"]
 
@@ -55,6 +56,8 @@ class Daemon:
         headed: bool = False,
         executable_path: str | None = None,
         cdp: str | None = None,
+        proxy: str | None = None,
+        block: str | None = None,
         timeout: float | None = None,
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
         ready_fd: int | None = None,
@@ -64,6 +67,8 @@ class Daemon:
         self.headed = headed
         self.executable_path = executable_path
         self.cdp = cdp
+        self.proxy = proxy
+        self.block = block
         self.timeout = timeout
         self.idle_timeout = idle_timeout
         self.ready_fd = ready_fd
@@ -93,7 +98,13 @@ class Daemon:
         return max(self.timeout or 30.0, 30.0)
 
     def config(self) -> dict[str, Any]:
-        return {"headed": self.headed, "executable_path": self.executable_path, "cdp": self.cdp}
+        return {
+            "headed": self.headed,
+            "executable_path": self.executable_path,
+            "cdp": self.cdp,
+            "proxy": self.proxy,
+            "block": self.block,
+        }
 
     async def run(self) -> int:
         try:
@@ -104,9 +115,12 @@ class Daemon:
                     headless=not self.headed,
                     executable_path=self.executable_path,
                     timeout=self.launch_timeout,
+                    proxy=self.proxy,
                 )
             async with browser:
                 self.browser = browser
+                if self.block:
+                    await browser.default_context.block(types=self.block)
                 await self.first_tab(browser)
                 self.write_state(browser)
                 listener = await anyio.create_unix_listener(self.paths.socket, mode=0o600)
@@ -255,6 +269,8 @@ class Daemon:
             "stopping": self.stopping,
             **self.config(),
         }
+        if self.proxy:
+            info["proxy"] = masked(self.proxy)  # never show a password
         if browser is not None and not self.stopping:
             tabs = browser.tabs
             info["tabs"] = len(tabs)
@@ -272,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--headed", action="store_true")
     parser.add_argument("--executable-path", default=None)
     parser.add_argument("--cdp", default=None)
+    parser.add_argument("--block", default=None)
     parser.add_argument("--timeout", type=float, default=None)
     parser.add_argument("--idle-timeout", type=float, default=None)
     ns = parser.parse_args(argv)
@@ -306,6 +323,8 @@ def main(argv: list[str] | None = None) -> int:
             headed=ns.headed,
             executable_path=ns.executable_path,
             cdp=ns.cdp,
+            proxy=os.environ.pop(PROXY_ENV, None) or None,
+            block=ns.block,
             timeout=ns.timeout,
             idle_timeout=idle,
             ready_fd=ready_fd,

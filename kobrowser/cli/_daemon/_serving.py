@@ -27,6 +27,7 @@ import anyio.abc
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 import kobrowser
+from kobrowser._validate._proxy import masked
 from kobrowser.cli._daemon._context import Args, Context
 from kobrowser.cli._daemon._errors import CommandError, describe_error
 from kobrowser.cli._daemon._registry import COMMANDS, run_command
@@ -62,7 +63,7 @@ class Session(Protocol):
     exit_event: anyio.Event
 
     def config(self) -> dict[str, Any]:
-        """How the session was started: ``headed``, ``executable_path``, ``cdp``."""
+        """How the session was started: ``headed``, ``executable_path``, ``cdp``, ``proxy``..."""
         ...
 
     async def status(self) -> dict[str, Any]:
@@ -213,12 +214,16 @@ class RequestServer:
     def config_mismatch(self, opts: dict[str, Any]) -> str:
         wanted = opts.get("start") or {}
         mine = self.daemon.config()
-        for key in ("headed", "executable_path", "cdp"):
+        for key in ("headed", "executable_path", "cdp", "proxy", "block"):
             if key in wanted and wanted[key] != mine[key]:
                 option = "--" + key.replace("_", "-")
+                have, want = mine[key], wanted[key]
+                if key == "proxy":  # never echo a password
+                    have = masked(have) if isinstance(have, str) else have
+                    want = masked(want) if isinstance(want, str) else want
                 return (
                     f"session {self.daemon.paths.name!r} is already running with {option}="
-                    f"{mine[key]!r}, not {wanted[key]!r}"
+                    f"{have!r}, not {want!r}"
                 )
         return ""
 
