@@ -38,6 +38,7 @@ if _typing.TYPE_CHECKING:
     from kobrowser._browser import Browser, BrowserContext, Download, connect, launch
     from kobrowser._browser._emulation._devices import Device, devices
     from kobrowser._browser._emulation._settings import Emulation, EmulationOptions, Geolocation
+    from kobrowser._browser._policy import Policy
     from kobrowser._browser._proxy import Proxy
     from kobrowser._tab import Console, Dialog, Dialogs, Network, Response, Tab
     from kobrowser._tab._axmirror import AXMirrorSettings
@@ -81,6 +82,7 @@ _LAZY = {
     "EmulationOptions": "._browser._emulation._settings",
     "Geolocation": "._browser._emulation._settings",
     "Download": "._browser",
+    "Policy": "._browser._policy",
     "Proxy": "._browser._proxy",
     "Response": "._tab",
     "Element": "._tab._snapshot",
@@ -162,6 +164,7 @@ __all__ = [
     "Outcome",
     "PageError",
     "ParsedSnapshot",
+    "Policy",
     "ProtocolError",
     "Proxy",
     "Request",

@@ -36,6 +36,7 @@ from kobrowser._browser._emulation._settings import (
     build_emulation,
     permission_names,
 )
+from kobrowser._browser._policy import Policy
 from kobrowser._browser._proxy import Proxy, ProxySetting, context_proxy_params, to_proxy
 from kobrowser._browser._storage import load_state, parse_state
 from kobrowser._browser._targets import TargetTracker
@@ -509,6 +510,7 @@ class Browser:
         permissions: Sequence[str] | None = None,
         proxy: ProxySetting | None = None,
         block_resources: str | Iterable[str] | None = None,
+        policy: Policy | None = None,
         **emulation: Unpack[EmulationOptions],
     ) -> BrowserContext:
         """Create an isolated browser context: its own cookies, storage and cache.
@@ -537,6 +539,8 @@ class Browser:
                 are :meth:`kobrowser.Network.block`'s; this is
                 ``await context.block(types=...)`` made at creation, so
                 :meth:`BrowserContext.unblock` lifts it.
+            policy: a :class:`~kobrowser.Policy` its tabs obey from their
+                start, as :meth:`BrowserContext.set_policy`.
             **emulation: what its tabs emulate from their start: the options
                 of :class:`~kobrowser.EmulationOptions` (``device="iPhone 15"``,
                 ``locale``, ``timezone_id``, ``viewport``...), as for
@@ -577,6 +581,8 @@ class Browser:
                 await context.grant_permissions(permissions)
             if blocked:
                 await context.block(types=sorted(blocked))
+            if policy is not None:
+                await context.set_policy(policy)
             if state is not None:
                 for origin in state.origins:
                     context._origins[origin] = None

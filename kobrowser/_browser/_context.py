@@ -26,6 +26,7 @@ from kobrowser._browser._emulation._settings import (
     Geolocation,
     build_emulation,
 )
+from kobrowser._browser._policy import Policy
 from kobrowser._browser._proxy import Proxy
 from kobrowser._browser._storage import load_state, parse_state, read_state
 from kobrowser._exceptions import (
@@ -34,7 +35,7 @@ from kobrowser._exceptions import (
     ProtocolError,
     TargetClosedError,
 )
-from kobrowser._tab._network._routing import RouteTable, block_entries, route_entry
+from kobrowser._tab._network._routing import RouteTable, block_entries, guard_entry, route_entry
 from kobrowser._tab._owner import BrowserView
 from kobrowser._tab._tab import Tab
 from kobrowser._validate import check
@@ -103,6 +104,7 @@ class BrowserContext:
         self._origins: dict[str, None] = {}  # http(s) origins its frames showed, in order
         self._emulation = ContextEmulation(self)
         self._routes = RouteTable()
+        self._policy: Policy | None = None
 
     def __repr__(self) -> str:
         name = "default" if self.id is None else self.id
@@ -442,7 +444,46 @@ class BrowserContext:
         await self._sync_routes()
         return removed
 
+    # -- policy ----------------------------------------------------------------
+
+    @property
+    def policy(self) -> Policy | None:
+        """The :class:`~kobrowser.Policy` the context enforces (None: none)."""
+        return self._policy
+
+    async def set_policy(self, policy: Policy | None) -> None:
+        """Enforce ``policy`` in every tab of the context, popups and frames included.
+
+        From then on :meth:`Tab.open` refuses a URL the policy refuses before
+        navigating (:class:`~kobrowser.NavigationError` naming the rule; the
+        page stays where it was), and every document request to one (a
+        redirect hop, a popup, a frame navigation, a link) is aborted
+        before it leaves Chrome, ahead of any route of the tab or context.
+        :meth:`unroute_all` and :meth:`unblock` leave it; ``None`` lifts it.
+        If the policy has a ``download_dir``, downloads go there.
+
+        Raises:
+            InvalidArgumentError: ``policy`` is not a Policy or None.
+        """
+        if policy is not None and not isinstance(policy, Policy):
+            raise InvalidArgumentError(
+                f"policy must be a kobrowser.Policy or None, not {type(policy).__name__}",
+                argument="policy",
+            )
+        self._check_open()
+        self._policy = policy
+        self._routes.guards = (
+            [] if policy is None else [guard_entry(lambda url: policy.refusal(url) is not None)]
+        )
+        await self._sync_routes()
+        if policy is not None and policy.download_dir is not None:
+            await self.set_download_dir(policy.download_dir)
+
     # -- hooks of its tabs (see kobrowser._tab._owner.TabContext) -------------
+
+    def _refusal(self, url: str) -> str | None:
+        """Why the context's policy refuses ``url``, or None."""
+        return None if self._policy is None else self._policy.refusal(url)
 
     def _frame_emulation(self) -> list[tuple[str, dict[str, Any]]]:
         return self._emulation.frame_calls()

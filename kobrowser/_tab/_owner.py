@@ -269,6 +269,10 @@ class TabContext(ContextView[TabT], Protocol[TabT]):
         """``(username, password)`` of the proxy the context logs in to, or None."""
         ...
 
+    def _refusal(self, url: str) -> str | None:
+        """Why the context's policy refuses to load ``url`` (naming the rule), or None."""
+        ...
+
     def _frame_emulation(self) -> Sequence[tuple[str, dict[str, Any] | None]]:
         """The calls that emulate the context's settings in a new out-of-process frame."""
         ...

@@ -46,7 +46,12 @@ import anyio
 
 from kobrowser import _validate
 from kobrowser._deadline import Deadline
-from kobrowser._exceptions import InvalidArgumentError, ProtocolError, TargetClosedError
+from kobrowser._exceptions import (
+    InvalidArgumentError,
+    NavigationError,
+    ProtocolError,
+    TargetClosedError,
+)
 from kobrowser._tab import _forms, _pointer, _readers
 from kobrowser._tab._acting import ActionContext
 from kobrowser._tab._axmirror import TabMirror
@@ -441,7 +446,8 @@ class Tab:
 
         Raises:
             NavigationError: invalid URL, DNS failure, refused connection,
-                aborted load (e.g. the URL is a download).
+                aborted load (e.g. the URL is a download), or the context's
+                :class:`~kobrowser.Policy` refuses the URL (nothing navigates).
             WaitTimeoutError: ``wait_until`` not reached in time (the message
                 names the state).
             TargetClosedError: the tab closed meanwhile.
@@ -449,6 +455,9 @@ class Tab:
         Cancelling the caller stops waiting; the navigation itself goes on.
         """
         _validate.check(url=url, wait_until=wait_until, timeout=timeout, referrer=referrer)
+        refusal = self._context._refusal(url)
+        if refusal is not None:
+            raise NavigationError(f"cannot open {url!r}: {refusal}")
         return await self._navigator.open(url, wait_until, self._deadline(timeout), referrer)
 
     async def reload(

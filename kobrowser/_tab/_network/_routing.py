@@ -38,7 +38,14 @@ from kobrowser._tab._network._requests import Request, Route
 if TYPE_CHECKING:
     from kobrowser.cdp import CDPSession
 
-__all__ = ["RouteEntry", "RouteHandler", "RouteTable", "TabNetwork", "block_entries"]
+__all__ = [
+    "RouteEntry",
+    "RouteHandler",
+    "RouteTable",
+    "TabNetwork",
+    "block_entries",
+    "guard_entry",
+]
 
 _log = logging.getLogger("kobrowser.network")
 
@@ -72,6 +79,12 @@ def route_entry(pattern: Any, handler: RouteHandler) -> RouteEntry:
     return RouteEntry(RequestMatcher(pattern), handler, blocking=False)
 
 
+def guard_entry(refused: Callable[[str], bool]) -> RouteEntry:
+    """A route that aborts every document request whose URL ``refused`` says no to."""
+    matcher = RequestMatcher(lambda request: refused(request.url), ["document"])
+    return RouteEntry(matcher, _block, blocking=True)
+
+
 def block_entries(patterns: Any, types: str | Iterable[str] | None) -> list[RouteEntry]:
     """The checked entries that block ``patterns`` (URLs) and ``types`` (resource types)."""
     if patterns is None:
@@ -93,6 +106,9 @@ class RouteTable:
 
     def __init__(self) -> None:
         self.entries: list[RouteEntry] = []
+        #: Routes checked before every other, that unroute and unblock leave
+        #: (a context's :class:`~kobrowser.Policy`).
+        self.guards: list[RouteEntry] = []
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -149,7 +165,7 @@ def fetch_patterns(tables: Iterable[RouteTable | None]) -> list[dict[str, str]]:
     for table in tables:
         if table is None:
             continue
-        for entry in table.entries:
+        for entry in [*table.guards, *table.entries]:
             for pattern in entry.matcher.fetch_patterns():
                 seen.setdefault(tuple(sorted(pattern.items())), pattern)
     patterns = list(seen.values())
@@ -269,7 +285,9 @@ class TabNetwork:
     def _on_paused(self, session: CDPSession, raw: msgspec.Raw) -> None:
         event = _PAUSED.decode(raw)
         context_routes = self._context_routes()
-        if not self.routes.entries and not (context_routes and context_routes.entries):
+        if not self.routes.entries and not (
+            context_routes and (context_routes.entries or context_routes.guards)
+        ):
             # Paused only for the proxy's login: let it go on, no Route made.
             self._spawn(lambda: self._go_on(session, event.requestId))
             return
@@ -284,10 +302,12 @@ class TabNetwork:
             _log.debug("continuing request %s: %s", request_id, exc)
 
     def _find(self, request: Request) -> RouteEntry | None:
-        for table in (self.routes, self._context_routes()):
-            if table is None:
-                continue
-            for entry in reversed(table.entries):
+        context = self._context_routes()
+        ordered: list[Iterable[RouteEntry]] = [reversed(self.routes.entries)]
+        if context is not None:  # the context's guards first, its routes after the tab's
+            ordered = [context.guards, *ordered, reversed(context.entries)]
+        for entries in ordered:
+            for entry in entries:
                 try:
                     if entry.matcher.matches(request):
                         return entry
