@@ -286,7 +286,7 @@ class TabNetwork:
         event = _PAUSED.decode(raw)
         context_routes = self._context_routes()
         if not self.routes.entries and not (
-            context_routes and (context_routes.entries or context_routes.guards)
+            context_routes is not None and (context_routes.entries or context_routes.guards)
         ):
             # Paused only for the proxy's login: let it go on, no Route made.
             self._spawn(lambda: self._go_on(session, event.requestId))
