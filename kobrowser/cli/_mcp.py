@@ -41,12 +41,19 @@ def main(args: dict[str, Any], options: dict[str, Any]) -> int:
     if upload_dir is not None and not os.path.isdir(upload_dir):
         say(f"--allow-upload-from {upload_dir}: no such directory")
         return 2
+    files = args.get("allow_file_access")
+    if files is not None and not os.path.isdir(files):
+        say(f"--allow-file-access {files}: no such directory")
+        return 2
     config = ServeOptions(
         port=args.get("port"),
         host=args.get("host"),
         snapshot=args.get("snapshot") or "interactive",
-        allow_evaluate=not args.get("no_evaluate", False),
+        allow_evaluate=bool(args.get("allow_evaluate")),
         upload_dir=upload_dir,
+        allow_origins=tuple(args.get("allow_origin") or ()),
+        block_origins=tuple(args.get("block_origin") or ()),
+        allow_file_access=files,
         headed=bool(options.get("headed")),
         executable_path=options.get("executable_path"),
         cdp=options.get("cdp"),

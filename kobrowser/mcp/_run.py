@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import signal
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -36,8 +38,12 @@ class ServeOptions:
         port: serve streamable HTTP on this port (0: any free one); None: stdio.
         host: the address to bind over HTTP; None: 127.0.0.1, loopback clients only.
         snapshot: what every action replies with (see :func:`build_server`).
-        allow_evaluate: offer the ``evaluate`` tool.
+        allow_evaluate: offer the ``evaluate`` tool (default: off).
         upload_dir: the directory ``upload`` may take files from; None: no uploads.
+        allow_origins: only URLs matching one of these patterns load (empty: any).
+        block_origins: URLs matching one of these patterns never load.
+        allow_file_access: the directory ``file://`` URLs may show; None: none.
+        secrets: values the model fills by name (``{{name}}``) and never sees.
         headed: show the launched browser's window.
         executable_path: the browser to launch (default: found as the library finds it).
         cdp: drive the running browser at this endpoint instead of launching one.
@@ -47,8 +53,24 @@ class ServeOptions:
     port: int | None = None
     host: str | None = None
     snapshot: SnapshotMode = "interactive"
-    allow_evaluate: bool = True
+    allow_evaluate: bool = False
     upload_dir: str | None = None
+    allow_origins: tuple[str, ...] = ()
+    block_origins: tuple[str, ...] = ()
+    allow_file_access: str | None = None
+    secrets: Mapping[str, str] = field(default_factory=dict)
+
+    def policy(self) -> kobrowser.Policy:
+        """The :class:`~kobrowser.Policy` these options give the server."""
+        return kobrowser.Policy(
+            allow_origins=self.allow_origins,
+            block_origins=self.block_origins,
+            allow_file_access=Path(self.allow_file_access) if self.allow_file_access else None,
+            allow_evaluate=self.allow_evaluate,
+            upload_dir=Path(self.upload_dir) if self.upload_dir else None,
+            secrets=self.secrets,
+        )
+
     headed: bool = False
     executable_path: str | None = None
     cdp: str | None = None
@@ -78,6 +100,7 @@ async def serve(options: ServeOptions) -> None:
 
 
 async def _serve(options: ServeOptions, stopper: Stopper) -> None:
+    policy = options.policy()  # bad patterns fail before the browser starts
     if options.cdp:
         browser = kobrowser.connect(options.cdp, timeout=options.timeout)
     else:
@@ -87,12 +110,8 @@ async def _serve(options: ServeOptions, stopper: Stopper) -> None:
             timeout=options.timeout,
         )
     async with browser:
-        server = build_server(
-            browser,
-            snapshot=options.snapshot,
-            allow_evaluate=options.allow_evaluate,
-            upload_dir=options.upload_dir,
-        )
+        await browser.default_context.set_policy(policy)
+        server = build_server(browser, snapshot=options.snapshot, policy=policy)
         what = f"pid {os.getpid()}, " + (
             f"Chrome pid {browser.pid}" if browser.pid else f"Chrome at {options.cdp}"
         )

@@ -47,8 +47,11 @@ class ToolRunner:
     that changes the page ends with the page's fresh snapshot.
     """
 
-    def __init__(self, browser: Browser, mode: SnapshotMode) -> None:
+    def __init__(
+        self, browser: Browser, mode: SnapshotMode, policy: kobrowser.Policy | None = None
+    ) -> None:
         self._browser = browser
+        self.policy = policy
         self._mode: SnapshotMode = mode
         self._lock = anyio.Lock()
         # Tabs and dialogs the model has been told about (or that were there
@@ -105,6 +108,7 @@ class ToolRunner:
         """
         async with self._lock:
             try:
+                await self._enforce()
                 text = await body()
             except RefusedError as exc:
                 return failure(str(exc))
@@ -122,6 +126,13 @@ class ToolRunner:
                 shown = f"(no snapshot: {error_message(exc)} Call snapshot.)"
             # Notes after the snapshot: a popup set up meanwhile is told of now.
             return success("\n".join([text, *self._notes(), shown]))
+
+    async def _enforce(self) -> None:
+        """Give the browser's default context the server's policy (once, or after a change)."""
+        policy = self.policy
+        context = self._browser.default_context
+        if policy is not None and context.policy is not policy:
+            await context.set_policy(policy)
 
     async def _after_failure(self, message: str) -> str:
         if self._mode == "none" or not self._browser.tabs:

@@ -60,8 +60,9 @@ def build_server(
     browser: Browser,
     *,
     snapshot: SnapshotMode = "interactive",
-    allow_evaluate: bool = True,
+    allow_evaluate: bool | None = None,
     upload_dir: str | os.PathLike[str] | None = None,
+    policy: kobrowser.Policy | None = None,
 ) -> MCPServer[Any]:
     """An MCP server whose tools drive ``browser`` (already open, e.g. ``async with launch()``).
 
@@ -74,20 +75,33 @@ def build_server(
         snapshot: what every action replies with: ``"interactive"`` (the
             interactive elements of a fresh snapshot), ``"full"`` (the whole
             snapshot) or ``"none"`` (only the URL).
-        allow_evaluate: offer the ``evaluate`` tool (JavaScript in the page).
+        allow_evaluate: offer the ``evaluate`` tool (JavaScript in the page;
+            default: off). Shorthand for ``Policy(allow_evaluate=...)``.
         upload_dir: the directory ``upload`` may take files from (symlinks
-            resolved); None refuses every upload.
+            resolved); None refuses every upload. Shorthand for
+            ``Policy(upload_dir=...)``.
+        policy: what the model may do (a :class:`~kobrowser.Policy`; default
+            ``Policy()``: no ``file://``, ``chrome://``, ``devtools://`` or
+            ``view-source:`` URL, no ``evaluate``, no uploads). Before its
+            first tool runs, the server gives it to the browser's default
+            context (:meth:`~kobrowser.BrowserContext.set_policy`), where the
+            library enforces it on every navigation, redirect, popup and frame.
 
     Raises:
-        ValueError: unknown ``snapshot`` mode.
+        ValueError: unknown ``snapshot`` mode, or ``policy`` given with
+            ``allow_evaluate`` or ``upload_dir``.
     """
     if snapshot not in ("full", "interactive", "none"):
         raise ValueError(f"snapshot must be full, interactive or none, not {snapshot!r}")
-    tools = BrowserTools(
-        browser,
-        snapshot=snapshot,
-        upload_dir=Path(upload_dir).resolve() if upload_dir is not None else None,
-    )
+    if policy is None:
+        policy = kobrowser.Policy(
+            allow_evaluate=bool(allow_evaluate),
+            upload_dir=Path(upload_dir) if upload_dir is not None else None,
+        )
+    elif allow_evaluate is not None or upload_dir is not None:
+        raise ValueError("give allow_evaluate and upload_dir in the policy, not beside it")
+    allow_evaluate = policy.allow_evaluate
+    tools = BrowserTools(browser, snapshot=snapshot, policy=policy)
     server: MCPServer[Any] = MCPServer(
         "kobrowser",
         title="kobrowser",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import anyio
@@ -36,12 +35,12 @@ class BrowserTools:
     """The tools of one MCP server over one open :class:`kobrowser.Browser`."""
 
     def __init__(
-        self, browser: Browser, *, snapshot: SnapshotMode, upload_dir: Path | None
+        self, browser: Browser, *, snapshot: SnapshotMode, policy: kobrowser.Policy
     ) -> None:
         self._browser = browser
-        self._upload_dir = upload_dir
+        self._upload_dir = policy.upload_dir
         self._mode: SnapshotMode = snapshot
-        runner = ToolRunner(browser, snapshot)
+        runner = ToolRunner(browser, snapshot, policy)
         self._run = runner.run
         self._tab = runner.tab
 

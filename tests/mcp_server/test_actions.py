@@ -75,7 +75,7 @@ async def test_element_actions(browser: Browser, pages: PageServer) -> None:
 
 
 async def test_reading_and_scrolling(browser: Browser, pages: PageServer) -> None:
-    async with Client(build_server(browser, snapshot="full")) as client:
+    async with Client(build_server(browser, snapshot="full", allow_evaluate=True)) as client:
         page = await call(client, "open", url=pages.url("/controls.html"))
         about = find_id(page, r"^text \"Everything a tool")
         assert await call(client, "text", id=about) == "Everything a tool can do, on one page."

@@ -57,7 +57,7 @@ def checkout(server: PageServer) -> str:
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_tool_list_and_instructions(browser: Browser, mode: str) -> None:
-    async with Client(build_server(browser), mode=mode) as client:
+    async with Client(build_server(browser, allow_evaluate=True), mode=mode) as client:
         tools = (await client.list_tools()).tools
         assert client.instructions == INSTRUCTIONS
     assert [tool.name for tool in tools] == list(TOOL_NAMES)
@@ -80,10 +80,14 @@ async def test_tool_list_and_instructions(browser: Browser, mode: str) -> None:
 
 
 async def test_no_evaluate_leaves_the_tool_out(browser: Browser) -> None:
-    async with Client(build_server(browser, allow_evaluate=False)) as client:
+    for server in (build_server(browser, allow_evaluate=False), build_server(browser)):
+        async with Client(server) as client:
+            names = [tool.name for tool in (await client.list_tools()).tools]
+        assert "evaluate" not in names  # off unless asked for
+        assert names == [name for name in TOOL_NAMES if name != "evaluate"]
+    async with Client(build_server(browser, allow_evaluate=True)) as client:
         names = [tool.name for tool in (await client.list_tools()).tools]
-    assert "evaluate" not in names
-    assert names == [name for name in TOOL_NAMES if name != "evaluate"]
+    assert names == list(TOOL_NAMES)
 
 
 async def test_open_snapshot_fill_click_in_cross_origin_iframe_then_stale_id(

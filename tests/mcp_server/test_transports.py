@@ -64,7 +64,7 @@ async def test_stdio_subprocess(server: PageServer, tmp_path: Path) -> None:
     with log.open("w") as errlog:
         async with Client(stdio_client(params, errlog=errlog)) as client:
             names = [tool.name for tool in (await client.list_tools()).tools]
-            assert names == list(TOOL_NAMES)
+            assert names == [name for name in TOOL_NAMES if name != "evaluate"]  # off by default
             line = await _serving_line(log)
             assert line.startswith("ko-browser mcp: serving MCP on stdio (pid ")
             server_pid, chrome = _pids(line)
@@ -104,7 +104,7 @@ async def test_streamable_http_on_localhost(server: PageServer, tmp_path: Path) 
         profile = chrome_profile(chrome)
 
         async with Client(url) as client:
-            assert len((await client.list_tools()).tools) == len(TOOL_NAMES)
+            assert len((await client.list_tools()).tools) == len(TOOL_NAMES) - 1  # no evaluate
             page = await call(client, "open", url=server.url("/hello.html"))
             assert 'Page: "Hello"' in page and 'heading "Hello"' in page  # --snapshot full
 
@@ -195,25 +195,35 @@ def test_upload_directory_must_exist(tmp_path: Path) -> None:
 
 def test_parser() -> None:
     cmd, args, options = parse(
-        ["--headed", "mcp", "--port", "0", "--snapshot", "none", "--no-evaluate",
-         "--allow-upload-from", "/srv/files", "--cdp", "localhost:9222"]
+        ["--headed", "mcp", "--port", "0", "--snapshot", "none", "--allow-evaluate",
+         "--allow-upload-from", "/srv/files", "--cdp", "localhost:9222",
+         "--allow-origin", "https://*.example.com", "--allow-origin", "http://127.0.0.1:*",
+         "--block-origin", "*.evil.test", "--allow-file-access", "/srv/site"]
     )  # fmt: skip
     assert cmd == "mcp"
     assert args == {
         "port": 0,
         "host": None,
         "snapshot": "none",
-        "no_evaluate": True,
+        "allow_evaluate": True,
         "allow_upload_from": "/srv/files",
+        "allow_origin": ["https://*.example.com", "http://127.0.0.1:*"],
+        "block_origin": ["*.evil.test"],
+        "allow_file_access": "/srv/site",
     }
     assert options["headed"] and options["cdp"] == "localhost:9222"
     assert parse(["mcp"])[1] == {
         "port": None,
         "host": None,
         "snapshot": "interactive",
-        "no_evaluate": False,
+        "allow_evaluate": False,
         "allow_upload_from": None,
+        "allow_origin": [],
+        "block_origin": [],
+        "allow_file_access": None,
     }
+    with pytest.raises(SystemExit):
+        parse(["mcp", "--no-evaluate"])  # gone: evaluate is off unless --allow-evaluate
     with pytest.raises(SystemExit) as exc:
         parse(["mcp", "--host", "0.0.0.0"])
     assert exc.value.code == 2

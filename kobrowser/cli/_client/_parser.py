@@ -219,10 +219,30 @@ def _mcp(sub: argparse.ArgumentParser) -> None:
         "--snapshot", choices=("full", "interactive", "none"), default="interactive",
         help="what every action replies with (default: interactive)",
     )  # fmt: skip
-    sub.add_argument("--no-evaluate", action="store_true", help="no JavaScript evaluate tool")
+    _policy(sub)
     sub.add_argument(
         "--allow-upload-from", default=None, metavar="DIR",
         help="let the upload tool take files from DIR (default: uploads refused)",
+    )  # fmt: skip
+
+
+def _policy(sub: argparse.ArgumentParser) -> None:
+    """The safety options of the model-facing commands (see docs/security.md)."""
+    sub.add_argument(
+        "--allow-evaluate", action="store_true",
+        help="offer the JavaScript evaluate tool (default: off)",
+    )  # fmt: skip
+    sub.add_argument(
+        "--allow-origin", action="append", default=[], metavar="PATTERN",
+        help="load only URLs matching a PATTERN (repeatable; e.g. 'https://*.example.com')",
+    )  # fmt: skip
+    sub.add_argument(
+        "--block-origin", action="append", default=[], metavar="PATTERN",
+        help="never load URLs matching PATTERN (repeatable; wins over --allow-origin)",
+    )  # fmt: skip
+    sub.add_argument(
+        "--allow-file-access", default=None, metavar="DIR",
+        help="let file:// URLs show files under DIR (default: file:// refused)",
     )  # fmt: skip
 
 
