@@ -485,6 +485,10 @@ class BrowserContext:
         """Why the context's policy refuses ``url``, or None."""
         return None if self._policy is None else self._policy.refusal(url)
 
+    def _fill_text(self, text: str) -> str:
+        """``text`` with the policy's secrets filled in for their ``{{name}}``."""
+        return text if self._policy is None else self._policy.fill_text(text)
+
     def _frame_emulation(self) -> list[tuple[str, dict[str, Any]]]:
         return self._emulation.frame_calls()
 

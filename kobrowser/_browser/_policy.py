@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,7 @@ REFUSED_SCHEMES = frozenset(
         "javascript",
     }
 )
+_REFERENCE = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}")
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 
 
@@ -126,6 +128,20 @@ class Policy:
             f"allow_evaluate={self.allow_evaluate!r}, upload_dir={self.upload_dir!r}, "
             f"download_dir={self.download_dir!r}, secrets={sorted(self.secrets)!r})"
         )
+
+    def fill_text(self, text: str) -> str:
+        """``text`` with each ``{{name}}`` of a known secret replaced by its value."""
+        secrets = self.secrets
+        if not secrets or "{{" not in text:
+            return text
+        return _REFERENCE.sub(lambda m: secrets.get(m.group(1), m.group(0)), text)
+
+    def mask(self, text: str) -> str:
+        """``text`` with every secret value replaced by ``{{name}}`` (longest values first)."""
+        for name, value in sorted(self.secrets.items(), key=lambda kv: -len(kv[1])):
+            if value in text:
+                text = text.replace(value, "{{" + name + "}}")
+        return text
 
     def refusal(self, url: str) -> str | None:
         """Why the policy refuses to load ``url`` (naming the rule), or None."""

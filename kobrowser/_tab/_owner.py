@@ -273,6 +273,10 @@ class TabContext(ContextView[TabT], Protocol[TabT]):
         """Why the context's policy refuses to load ``url`` (naming the rule), or None."""
         ...
 
+    def _fill_text(self, text: str) -> str:
+        """``text`` with the policy's secrets filled in for their ``{{name}}``."""
+        ...
+
     def _frame_emulation(self) -> Sequence[tuple[str, dict[str, Any] | None]]:
         """The calls that emulate the context's settings in a new out-of-process frame."""
         ...

@@ -701,10 +701,14 @@ class Tab:
         control the input (React, Vue) see normal input events. Date, color,
         range and similar inputs get their value set directly.
 
+        With a context :class:`~kobrowser.Policy` that has ``secrets``, each
+        ``{{name}}`` in ``value`` is replaced by that secret's value.
+
         Raises:
             WrongElementKindError: the element is not something that can be filled.
         """
         _validate.check(element_id=element_id, value=value, timeout=timeout)
+        value = self._context._fill_text(value)
         await _forms.fill(self._act, element_id, value, deadline=self._deadline(timeout))
 
     async def type(
@@ -714,8 +718,11 @@ class Tab:
 
         Args:
             delay: milliseconds between key presses.
+
+        Secrets are filled in for ``{{name}}`` as in :meth:`fill`.
         """
         _validate.check(element_id=element_id, text=text, delay=delay, timeout=timeout)
+        text = self._context._fill_text(text)
         await _forms.type_into(
             self._act, element_id, text, delay=delay, deadline=self._deadline(timeout)
         )

@@ -350,6 +350,9 @@ class Agent:
             tabs=tabs,
             current_tab=current,
         )
+        if self.policy is not None and self.policy.secrets:
+            mask = self.policy.mask
+            messages = [{**m, "content": mask(m["content"])} for m in messages]
         reply = await self.model.complete(messages)
         if not isinstance(reply, str):
             raise ModelError(f"the model returned {type(reply).__name__}, not str")

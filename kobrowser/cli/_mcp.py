@@ -45,6 +45,13 @@ def main(args: dict[str, Any], options: dict[str, Any]) -> int:
     if files is not None and not os.path.isdir(files):
         say(f"--allow-file-access {files}: no such directory")
         return 2
+    secrets: dict[str, str] = {}
+    for name in args.get("secret") or ():
+        value = os.environ.get(f"KOBROWSER_SECRET_{name}")
+        if not name.isidentifier() or not value:
+            say(f"--secret {name}: set the environment variable KOBROWSER_SECRET_{name}")
+            return 2
+        secrets[name] = value
     config = ServeOptions(
         port=args.get("port"),
         host=args.get("host"),
@@ -54,6 +61,7 @@ def main(args: dict[str, Any], options: dict[str, Any]) -> int:
         allow_origins=tuple(args.get("allow_origin") or ()),
         block_origins=tuple(args.get("block_origin") or ()),
         allow_file_access=files,
+        secrets=secrets,
         headed=bool(options.get("headed")),
         executable_path=options.get("executable_path"),
         cdp=options.get("cdp"),

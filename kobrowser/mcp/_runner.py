@@ -111,21 +111,25 @@ class ToolRunner:
                 await self._enforce()
                 text = await body()
             except RefusedError as exc:
-                return failure(str(exc))
+                return failure(self._mask(str(exc)))
             except FAILURES as exc:
                 # A batch's message is one line per action, each already one line.
                 message = str(exc) if isinstance(exc, BatchFailed) else error_message(exc)
                 if page or isinstance(exc, kobrowser.ElementError):
                     message = await self._after_failure(message)
-                return failure(message)
+                return failure(self._mask(message))
             if not page:
-                return success(text)
+                return success(self._mask(text))
             try:
                 shown = await self._page()
             except FAILURES as exc:
                 shown = f"(no snapshot: {error_message(exc)} Call snapshot.)"
             # Notes after the snapshot: a popup set up meanwhile is told of now.
-            return success("\n".join([text, *self._notes(), shown]))
+            return success(self._mask("\n".join([text, *self._notes(), shown])))
+
+    def _mask(self, text: str) -> str:
+        """A reply with every secret value shown as ``{{name}}``."""
+        return text if self.policy is None else self.policy.mask(text)
 
     async def _enforce(self) -> None:
         """Give the browser's default context the server's policy (once, or after a change)."""

@@ -102,10 +102,17 @@ def build_server(
         raise ValueError("give allow_evaluate and upload_dir in the policy, not beside it")
     allow_evaluate = policy.allow_evaluate
     tools = BrowserTools(browser, snapshot=snapshot, policy=policy)
+    instructions = INSTRUCTIONS
+    if policy.secrets:
+        names = ", ".join("{{" + name + "}}" for name in sorted(policy.secrets))
+        instructions += (
+            f"\n\nSecrets you may fill or type by name (you never see their values): {names}, "
+            "e.g. fill 3 {{" + sorted(policy.secrets)[0] + "}}."
+        )
     server: MCPServer[Any] = MCPServer(
         "kobrowser",
         title="kobrowser",
-        instructions=INSTRUCTIONS,
+        instructions=instructions,
         version=kobrowser.__version__,
         log_level="WARNING",
     )

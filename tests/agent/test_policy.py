@@ -13,6 +13,16 @@ from kobrowser.agent import Agent, ScriptedModel
 pytestmark = pytest.mark.anyio
 
 TARGET = "/agent-policy-target.html"
+SECRET = "correct-horse-9431"
+LOGIN = """<!doctype html><title>Login</title>
+<label>User <input id="user"></label>
+<p id="echo"></p>
+<script>
+  document.querySelector('input').addEventListener('input', (event) => {
+    document.getElementById('echo').textContent = 'typed: ' + event.target.value;
+  });
+</script>
+"""
 
 
 async def test_the_default_policy_refuses_local_files(open_tab: Any, server: PageServer) -> None:
@@ -67,3 +77,27 @@ async def test_a_blocked_origin_redirect_and_popup(browser: Browser, server: Pag
         assert not any(r.path == TARGET for r in server.requests)
         for prompt in model.prompts:
             assert all("secret target" not in m["content"] for m in prompt)
+
+
+async def test_a_secret_never_reaches_the_model_of_the_agent(
+    browser: Browser, server: PageServer
+) -> None:
+    url = server.set_page("/secret-agent.html", LOGIN)
+    async with await browser.new_context() as ctx:
+        tab = await ctx.new_tab(url)
+
+        def fill(messages: list[Any]) -> str:
+            line = next(
+                line for line in messages[-1]["content"].splitlines() if 'textbox "User"' in line
+            )
+            return "fill " + line.split(":")[0].strip() + " {{password}}"
+
+        model = ScriptedModel([fill, 'done "filled"'])
+        policy = Policy(secrets={"password": SECRET})
+        result = await Agent(tab, model, policy=policy).run("Log in with {{password}}")
+        assert result.done
+        assert await tab.evaluate("document.getElementById('user').value") == SECRET
+        assert len(model.prompts) == 2
+        assert "{{password}}" in model.prompts[1][-1]["content"]  # the echo, masked
+        for messages in model.prompts:
+            assert all(SECRET not in m["content"] for m in messages)

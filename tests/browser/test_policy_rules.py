@@ -73,3 +73,13 @@ def test_bad_arguments_are_refused_and_secrets_never_show_in_repr() -> None:
     policy = Policy(secrets={"password": "hunter2-sekret"})
     assert "hunter2-sekret" not in repr(policy)
     assert "password" in repr(policy)
+
+
+def test_secrets_are_filled_by_name_and_masked_back() -> None:
+    policy = Policy(secrets={"password": "hunter2", "pin": "hunter2-and-more"})
+    assert policy.fill_text("{{password}}") == "hunter2"
+    assert policy.fill_text("a {{pin}} b {{other}}") == "a hunter2-and-more b {{other}}"
+    assert policy.fill_text("no reference") == "no reference"
+    # The longest value is masked first, so one secret inside another stays whole.
+    assert policy.mask('value="hunter2-and-more" / hunter2') == 'value="{{pin}}" / {{password}}'
+    assert Policy().mask("hunter2") == "hunter2"

@@ -28,6 +28,10 @@ pytestmark = [pytest.mark.anyio, pytest.mark.timeout(300)]
 MCP = [sys.executable, "-m", "kobrowser.cli", "mcp"]
 TARGET = "/mcp-policy-target.html"
 START_TIMEOUT = 90.0
+SECRET = "correct-horse-9431"
+LOGIN = """<!doctype html><title>Login</title><label>User <input></label><script>
+document.querySelector('input').oninput = (e) => { document.title = 'typed ' + e.target.value; };
+</script>"""
 
 
 def serve_pages(server: PageServer) -> tuple[str, str]:
@@ -99,8 +103,8 @@ async def test_stdio_flags(server: PageServer, tmp_path: Path) -> None:
     params = StdioServerParameters(
         command=MCP[0],
         args=[*MCP[1:], "--block-origin", "http://localhost:*", "--allow-evaluate",
-              "--allow-file-access", str(site)],
-        env=dict(os.environ),
+              "--allow-file-access", str(site), "--secret", "password"],
+        env={**os.environ, "KOBROWSER_SECRET_password": SECRET},
     )  # fmt: skip
     with (tmp_path / "stderr.txt").open("w") as errlog:
         async with Client(stdio_client(params, errlog=errlog)) as client:
@@ -111,6 +115,23 @@ async def test_stdio_flags(server: PageServer, tmp_path: Path) -> None:
             outside = await call(client, "open", url=(tmp_path / "x.html").as_uri(), error=True)
             assert "outside allow_file_access" in outside
             await check_policy(client, server)
+            page = await call(client, "open", url=server.set_page("/mcp-login.html", LOGIN))
+            page = await call(client, "fill", id=find_id(page, r'^textbox "User"'),
+                              text="{{password}}")  # fmt: skip
+            shown = await call(client, "evaluate", expression="document.title")
+            assert 'value="{{password}}"' in page and shown == '"typed {{password}}"'
+            assert SECRET not in page + shown
+            assert SECRET not in (tmp_path / "stderr.txt").read_text()
+
+
+def test_a_missing_secret_stops_the_server_before_it_starts(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KOBROWSER_SECRET_")}
+    done = subprocess.run(
+        [*MCP, "--secret", "password"], env=env, capture_output=True, text=True, timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "KOBROWSER_SECRET_password" in done.stderr
 
 
 @pytest.mark.browser

@@ -244,6 +244,11 @@ def _policy(sub: argparse.ArgumentParser) -> None:
         "--allow-file-access", default=None, metavar="DIR",
         help="let file:// URLs show files under DIR (default: file:// refused)",
     )  # fmt: skip
+    sub.add_argument(
+        "--secret", action="append", default=[], metavar="NAME",
+        help="a secret the model fills as {{NAME}} without seeing it, read from the "
+        "environment variable KOBROWSER_SECRET_NAME (repeatable)",
+    )  # fmt: skip
 
 
 def _batch(sub: argparse.ArgumentParser) -> None:
