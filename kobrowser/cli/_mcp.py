@@ -62,6 +62,7 @@ def main(args: dict[str, Any], options: dict[str, Any]) -> int:
         block_origins=tuple(args.get("block_origin") or ()),
         allow_file_access=files,
         secrets=secrets,
+        token=args.get("token") or os.environ.get("KOBROWSER_MCP_TOKEN") or None,
         headed=bool(options.get("headed")),
         executable_path=options.get("executable_path"),
         cdp=options.get("cdp"),

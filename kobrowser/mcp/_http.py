@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import uvicorn
 
-from kobrowser.mcp._safety import LocalClientsOnly
+from kobrowser.mcp._safety import LocalClientsOnly, TokenRequired, http_access_problem
 from kobrowser.mcp._stopping import say
 
 if TYPE_CHECKING:
@@ -41,18 +41,29 @@ async def serve_http(
     port: int | None,
     what: str,
     stopper: Stopper,
+    token: str | None = None,
 ) -> None:
     """Serve ``server`` at ``http://HOST:PORT/mcp`` until ``stopper`` stops it.
 
     Without an explicit ``host`` the socket is bound to 127.0.0.1 and only
     loopback clients are answered. With a loopback host (given or not) the
     SDK also refuses requests whose Host or Origin header is not local (DNS
-    rebinding protection).
+    rebinding protection). With ``token``, every request without
+    ``Authorization: Bearer TOKEN`` gets 401; a host that is not loopback
+    needs one.
+
+    Raises:
+        ValueError: a host that is not loopback and no token (nothing bound).
     """
+    problem = http_access_problem(host, token)
+    if problem is not None:
+        raise ValueError(problem)
     bind_host = host or "127.0.0.1"
     app: Any = server.streamable_http_app(host=bind_host)
     if host is None:
         app = LocalClientsOnly(app)
+    if token is not None:
+        app = TokenRequired(app, token)
     sock = _bind(bind_host, port or 0)
     config = uvicorn.Config(
         app, log_level="warning", timeout_graceful_shutdown=HTTP_GRACE, lifespan="on"

@@ -20,6 +20,7 @@ import anyio
 
 import kobrowser
 from kobrowser.mcp._runner import SnapshotMode
+from kobrowser.mcp._safety import http_access_problem
 from kobrowser.mcp._server import build_server
 from kobrowser.mcp._stdio import stdio_streams
 from kobrowser.mcp._stopping import Stopper, say
@@ -44,6 +45,8 @@ class ServeOptions:
         block_origins: URLs matching one of these patterns never load.
         allow_file_access: the directory ``file://`` URLs may show; None: none.
         secrets: values the model fills by name (``{{name}}``) and never sees.
+        token: over HTTP, the bearer token every request must carry (needed
+            when ``host`` is not loopback).
         headed: show the launched browser's window.
         executable_path: the browser to launch (default: found as the library finds it).
         cdp: drive the running browser at this endpoint instead of launching one.
@@ -59,6 +62,7 @@ class ServeOptions:
     block_origins: tuple[str, ...] = ()
     allow_file_access: str | None = None
     secrets: Mapping[str, str] = field(default_factory=dict)
+    token: str | None = field(default=None, repr=False)
 
     def policy(self) -> kobrowser.Policy:
         """The :class:`~kobrowser.Policy` these options give the server."""
@@ -84,6 +88,8 @@ async def serve(options: ServeOptions) -> None:
         LaunchError: the browser could not be started.
         KoBrowserError: ``options.cdp`` could not be reached.
         OSError: the HTTP port could not be bound.
+        InvalidArgumentError: a bad policy pattern, or HTTP on an address
+            that is not loopback without a token (before the browser starts).
     """
     failed: Exception | None = None
     async with anyio.create_task_group() as tg:
@@ -101,6 +107,10 @@ async def serve(options: ServeOptions) -> None:
 
 async def _serve(options: ServeOptions, stopper: Stopper) -> None:
     policy = options.policy()  # bad patterns fail before the browser starts
+    if options.port is not None:
+        problem = http_access_problem(options.host, options.token)
+        if problem is not None:
+            raise kobrowser.InvalidArgumentError(problem, argument="token")
     if options.cdp:
         browser = kobrowser.connect(options.cdp, timeout=options.timeout)
     else:
@@ -121,7 +131,7 @@ async def _serve(options: ServeOptions, stopper: Stopper) -> None:
         else:
             from kobrowser.mcp._http import serve_http
 
-            await serve_http(server, options.host, options.port, what, stopper)
+            await serve_http(server, options.host, options.port, what, stopper, options.token)
         say("stopping: closing the browser")
 
 

@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import hmac
 import ipaddress
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LocalClientsOnly", "RefusedError", "is_loopback", "upload_files"]
+__all__ = [
+    "TOKEN_ENV",
+    "LocalClientsOnly",
+    "RefusedError",
+    "TokenRequired",
+    "http_access_problem",
+    "is_loopback",
+    "upload_files",
+]
+
+#: The environment variable ``ko-browser mcp`` reads the HTTP token from.
+TOKEN_ENV = "KOBROWSER_MCP_TOKEN"
 
 
 class RefusedError(Exception):
@@ -57,6 +69,65 @@ def is_loopback(host: str) -> bool:
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped
     return address.is_loopback
+
+
+def http_access_problem(host: str | None, token: str | None) -> str | None:
+    """Why an HTTP server must not start on ``host`` with ``token``, or None.
+
+    A server bound to an address other than loopback answers anyone who can
+    reach it, so it needs a token (every request then carries
+    ``Authorization: Bearer TOKEN``).
+    """
+    if token is not None and len(token) < 16:
+        return "the token must be at least 16 characters long"
+    if host is not None and not is_loopback(host) and token is None:
+        return (
+            f"--host {host} is not a loopback address: give a token (--token, or the "
+            f"environment variable {TOKEN_ENV}) that every client must send"
+        )
+    return None
+
+
+async def _refuse(send: Any, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class TokenRequired:
+    """ASGI middleware: answer 401 to any request without ``Authorization: Bearer TOKEN``.
+
+    The token is compared in constant time; a websocket without it is closed.
+    """
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            given = dict(scope.get("headers") or ()).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self._expected):
+                if scope["type"] == "websocket":
+                    await send({"type": "websocket.close", "code": 1008})
+                    return
+                await _refuse(
+                    send,
+                    401,
+                    b"this server needs the header Authorization: Bearer TOKEN",
+                    [(b"www-authenticate", b'Bearer realm="kobrowser"')],
+                )
+                return
+        await self.app(scope, receive, send)
 
 
 class LocalClientsOnly:

@@ -210,6 +210,8 @@ def test_parser() -> None:
         "allow_origin": ["https://*.example.com", "http://127.0.0.1:*"],
         "block_origin": ["*.evil.test"],
         "allow_file_access": "/srv/site",
+        "secret": [],
+        "token": None,
     }
     assert options["headed"] and options["cdp"] == "localhost:9222"
     assert parse(["mcp"])[1] == {
@@ -221,7 +223,14 @@ def test_parser() -> None:
         "allow_origin": [],
         "block_origin": [],
         "allow_file_access": None,
+        "secret": [],
+        "token": None,
     }
+    assert parse(["mcp", "--port", "0", "--token", "t" * 20, "--secret", "pw"])[1]["token"] == (
+        "t" * 20
+    )
+    with pytest.raises(SystemExit):
+        parse(["mcp", "--token", "t" * 20])  # only over HTTP
     with pytest.raises(SystemExit):
         parse(["mcp", "--no-evaluate"])  # gone: evaluate is off unless --allow-evaluate
     with pytest.raises(SystemExit) as exc:

@@ -213,7 +213,13 @@ def _mcp(sub: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     sub.add_argument(
         "--host", default=None, metavar="HOST",
-        help="with --port: address to bind (default 127.0.0.1, local clients only)",
+        help="with --port: address to bind (default 127.0.0.1, local clients only; "
+        "any other than loopback needs a token)",
+    )  # fmt: skip
+    sub.add_argument(
+        "--token", default=None, metavar="TOKEN",
+        help="with --port: every request must send Authorization: Bearer TOKEN "
+        "(default: the environment variable KOBROWSER_MCP_TOKEN, if set)",
     )  # fmt: skip
     sub.add_argument(
         "--snapshot", choices=("full", "interactive", "none"), default="interactive",
@@ -359,6 +365,8 @@ def check_combinations(cmd: str, args: dict[str, Any]) -> str:
         return "find needs at least one of --role, --name, --text"
     if cmd == "mcp" and args["host"] is not None and args["port"] is None:
         return "mcp --host goes with --port"
+    if cmd == "mcp" and args["token"] is not None and args["port"] is None:
+        return "mcp --token goes with --port"
     return ""
 
 
