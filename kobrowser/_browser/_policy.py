@@ -151,12 +151,14 @@ class Policy:
         except ValueError:
             return f"refused by policy: {url!r} is not a valid URL"
         scheme = parts.scheme.lower()
+        if scheme == "blob":  # blob:https://host/uuid belongs to the origin inside it
+            return self.refusal(url[len("blob:") :])
         if scheme == "file":
             return self._file_refusal(unquote(parts.path))
         if scheme in REFUSED_SCHEMES:
             return f"refused by policy: {scheme}: URLs are never loaded"
         if scheme not in _DEFAULT_PORTS:
-            return None  # about:, data:, blob: carry no origin of their own here
+            return None  # about: and data: carry no origin of their own
         host = (parts.hostname or "").lower()
         if port is None:
             port = _DEFAULT_PORTS[scheme]

@@ -35,6 +35,9 @@ def test_block_patterns_match_origins_hosts_and_urls_and_name_the_rule() -> None
     assert policy.refusal("https://evil.test.example/") is None
     assert policy.refusal("https://a.test/private/key") is not None
     assert policy.refusal("https://a.test/public") is None
+    # A blob URL belongs to the origin inside it.
+    assert policy.refusal("blob:http://localhost:5000/0f8e") is not None
+    assert policy.refusal("blob:http://127.0.0.1:5000/0f8e") is None
 
 
 def test_allow_patterns_refuse_everything_else_and_block_wins() -> None:
