@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 
     from kobrowser._tab._pagestate import LoadState, Response
     from kobrowser._tab._snapshot import Element, Snapshot
+    from kobrowser._tab._stableids import IdMode
     from kobrowser._tab._waits import SelectorState, URLPattern
     from kobrowser.cdp import CDPSession
     from kobrowser.cdp._events import TargetInfo
@@ -132,8 +133,10 @@ class Browser:
         timeout: float = 30.0,
         download_dir: str | os.PathLike[str] | None = None,
         proxy: Proxy | None = None,
+        ids: IdMode = "depth-first",
     ) -> None:
         self._process = process
+        self._ids: IdMode = ids
         self._proxy = proxy
         self._endpoint = endpoint
         self.timeout = timeout
@@ -157,6 +160,15 @@ class Browser:
         self._downloads = Downloads(self._tab_of_frame, self._download_dir_of, self._spawn)
         self._download_dir = Path(download_dir).resolve() if download_dir else None
         self._temp_download_dir: Path | None = None
+
+    @property
+    def ids(self) -> IdMode:
+        """How snapshots number elements: ``"depth-first"`` or ``"stable"``.
+
+        Set by :func:`launch` / :func:`connect` (``ids=``) for the browser's
+        whole life; see docs/snapshot-format.md.
+        """
+        return self._ids
 
     @property
     def ax_mirror(self) -> AXMirrorSettings:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from kobrowser._browser._browser import Browser
 from kobrowser._browser._proxy import ProxySetting, launch_proxy_args, to_proxy
+from kobrowser._tab._stableids import IdMode
 from kobrowser._validate import connect_options, launch_options
 from kobrowser.cdp import ChromeProcess, find_chrome
 
@@ -23,6 +24,7 @@ def launch(
     download_dir: str | os.PathLike[str] | None = None,
     transport: str | None = None,
     proxy: ProxySetting | None = None,
+    ids: IdMode = "depth-first",
 ) -> Browser:
     """Start a local Chrome/Chromium with a fresh temporary profile.
 
@@ -55,6 +57,10 @@ def launch(
             :class:`~kobrowser.NavigationError`. Chrome never sends
             loopback addresses through a proxy unless ``bypass`` holds
             ``"<-loopback>"``.
+        ids: how snapshots number elements: ``"depth-first"`` (1, 2, 3...
+            in print order, renumbered by every snapshot) or ``"stable"``
+            (an element keeps its id in its tab for as long as it exists;
+            ids are never reused; see docs/snapshot-format.md).
 
     On exit (also when the block raises or is cancelled) Chrome is closed
     gracefully, then terminated, then killed, and its profile is removed.
@@ -71,6 +77,7 @@ def launch(
         no_sandbox=no_sandbox,
         download_dir=download_dir,
         transport=transport,
+        ids=ids,
     )
     checked_proxy = to_proxy(proxy)
     executable = find_chrome(executable_path)
@@ -81,7 +88,13 @@ def launch(
         no_sandbox=no_sandbox,
         transport=transport,
     )
-    return Browser(process=process, timeout=timeout, download_dir=download_dir, proxy=checked_proxy)
+    return Browser(
+        process=process,
+        timeout=timeout,
+        download_dir=download_dir,
+        proxy=checked_proxy,
+        ids=ids,
+    )
 
 
 def connect(
@@ -89,6 +102,7 @@ def connect(
     *,
     timeout: float = 30.0,
     download_dir: str | os.PathLike[str] | None = None,
+    ids: IdMode = "depth-first",
 ) -> Browser:
     """Attach to a running Chrome over CDP.
 
@@ -97,6 +111,7 @@ def connect(
             or ``host:port``.
         timeout: connect deadline and default deadline of every CDP call and wait.
         download_dir: as for :func:`launch` (a path on the browser's machine).
+        ids: as for :func:`launch`.
 
     Leaving the ``async with`` block closes the tabs and contexts this
     Browser opened and the connection, never the remote browser itself. The
@@ -105,5 +120,5 @@ def connect(
     Raises:
         InvalidArgumentError: a bad argument (nothing is connected).
     """
-    connect_options(endpoint=endpoint, timeout=timeout, download_dir=download_dir)
-    return Browser(endpoint=endpoint, timeout=timeout, download_dir=download_dir)
+    connect_options(endpoint=endpoint, timeout=timeout, download_dir=download_dir, ids=ids)
+    return Browser(endpoint=endpoint, timeout=timeout, download_dir=download_dir, ids=ids)

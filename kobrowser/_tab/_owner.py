@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from kobrowser._tab._axmirror import AXMirrorSettings
     from kobrowser._tab._network import RouteHandler, RoutePattern, RouteTable
     from kobrowser._tab._pagestate import LoadState
+    from kobrowser._tab._stableids import IdMode
     from kobrowser.cdp import CDPSession
 
 __all__ = ["BrowserView", "ContextView", "Spawn", "TabContext", "TabOwner"]
@@ -232,6 +233,11 @@ class TabOwner(BrowserView[TabT], Protocol[TabT]):
     """The browser as its tabs use it: the public view and the hooks they call."""
 
     snapshot_limit: int | None
+
+    @property
+    def ids(self) -> IdMode:
+        """How the tabs' snapshots number elements (read once, when a tab is made)."""
+        ...
 
     @property
     def ax_mirror(self) -> AXMirrorSettings:

@@ -127,8 +127,21 @@ def lookup(snapshot: Snapshot | None, element_id: int) -> Element:
         )
     element = snapshot.id_map.get(element_id)
     if element is None:
+        if element_id <= snapshot._issued:
+            # Stable ids: the tab gave this id to an element no longer shown.
+            raise StaleElementError(
+                f"element {element_id} is stale: the last snapshot does not show it "
+                "(it left the page, or that snapshot's options leave it out). "
+                "Use the ids of the last snapshot.",
+                element_id,
+            )
         count = len(snapshot.id_map)
-        valid = f"valid ids are 1 to {count}" if count else "the last snapshot has no elements"
+        if not count:
+            valid = "the last snapshot has no elements"
+        elif snapshot._issued:
+            valid = "valid ids are those the last snapshot prints"
+        else:
+            valid = f"valid ids are 1 to {count}"
         raise UnknownElementError(
             f"there is no element {element_id} in the last snapshot ({valid})", element_id
         )

@@ -13,6 +13,7 @@ from kobrowser.snapshot import Node, SnapshotDiff, diff_snapshots, format_snapsh
 
 if TYPE_CHECKING:
     from kobrowser._tab._fetch import FrameDocument
+    from kobrowser._tab._stableids import StableIds
     from kobrowser.cdp import CDPSession
     from kobrowser.snapshot import ElementFactory, ParsedSnapshot
     from kobrowser.snapshot._format import FormatCache
@@ -67,13 +68,14 @@ class Snapshot:
 
     Attributes:
         text: the snapshot text, exactly in the documented format.
-        id_map: id -> :class:`Element`.
+        id_map: id -> :class:`Element`, in print order (with stable ids,
+            ``Browser.ids == "stable"``, the ids need not ascend).
         nodes: the printed tree's top-level elements.
         url: the top document's URL.
         title: the top document's title ("" when none).
     """
 
-    __slots__ = ("_documents", "_owners", "id_map", "nodes", "text", "title", "url")
+    __slots__ = ("_documents", "_issued", "_owners", "id_map", "nodes", "text", "title", "url")
 
     def __init__(
         self,
@@ -85,6 +87,7 @@ class Snapshot:
         *,
         documents: Mapping[str, FrameDocument] | None = None,
         owners: Mapping[str, int] | None = None,
+        issued: int = 0,
     ) -> None:
         self.text = text
         self.id_map = id_map
@@ -95,6 +98,9 @@ class Snapshot:
         # <iframe> backend node id, as they were when the snapshot was taken.
         self._documents: Mapping[str, FrameDocument] = documents or {}
         self._owners: Mapping[str, int] = owners or {}
+        # With stable ids: the highest id the tab had given when this was
+        # taken (an id up to it not in id_map is an element gone); else 0.
+        self._issued = issued
 
     def __str__(self) -> str:
         return self.text
@@ -165,6 +171,7 @@ def number_snapshot(
     documents: Mapping[str, FrameDocument],
     text_limit: int | None = 80,
     cache: FormatCache | None = None,
+    ids: StableIds | None = None,
 ) -> tuple[str, dict[int, Element], list[Element]]:
     """Number and format a printed tree, making its elements in the same pass.
 
@@ -173,9 +180,23 @@ def number_snapshot(
     :class:`~kobrowser.snapshot._format.FormatCache`); the elements taken
     from it are shared with that snapshot (they are equal in every field).
 
+    ``ids``: the tab's stable ids (kobrowser/_tab/_stableids.py), or None
+    for ids 1, 2, 3... in print order; with them no ``cache`` is used.
+
     Returns:
-        The snapshot text, the id map and the top-level elements.
+        The snapshot text, the id map (in print order) and the top-level
+        elements.
     """
+    if ids is not None:
+        ids.begin({frame_id: document.loader_id for frame_id, document in documents.items()})
+        text, ordered, roots = format_snapshot(
+            tree,
+            title=title,
+            text_limit=text_limit,
+            element=element_factory(documents),
+            number=ids.number,
+        )
+        return text, {element.id: element for element in ordered}, roots
     text, ordered, roots = format_snapshot(
         tree,
         title=title,

@@ -21,6 +21,7 @@ from kobrowser._tab._clickwatch import ClickWatch
 from kobrowser._tab._fetch import FetchCache, fetch_frames, resolve_scope
 from kobrowser._tab._incremental import IncrementalBuilder, compare_numbered
 from kobrowser._tab._snapshot import Element, Snapshot, number_snapshot
+from kobrowser._tab._stableids import StableIds
 from kobrowser.snapshot import build_tree, filter_tree
 from kobrowser.snapshot._ax import gc_paused, raw_name
 
@@ -43,6 +44,8 @@ class Snapshotter:
         page: the tab's page session.
         frames: the tab's frame registry (its out-of-process frames).
         mirror: the tab's AX mirror, or None for none.
+        stable: number elements with stable ids (kobrowser/_tab/_stableids.py)
+            instead of depth-first from 1.
 
     Attributes:
         latest: the latest snapshot (None before the first).
@@ -52,10 +55,16 @@ class Snapshotter:
             snapshots (kobrowser/_tab/_clickwatch.py); None without a mirror.
         incremental: builds mirrored snapshots from the previous one
             (kobrowser/_tab/_incremental.py).
+        ids: the tab's stable ids (None: depth-first numbering).
     """
 
     def __init__(
-        self, page: CDPSession, frames: FrameRegistry, mirror: TabMirror | None = None
+        self,
+        page: CDPSession,
+        frames: FrameRegistry,
+        mirror: TabMirror | None = None,
+        *,
+        stable: bool = False,
     ) -> None:
         self._page = page
         self._frames = frames
@@ -64,6 +73,7 @@ class Snapshotter:
         self.mirror = mirror
         self.clickwatch = ClickWatch(page) if mirror is not None else None
         self.incremental = IncrementalBuilder()
+        self.ids = StableIds() if stable else None
 
     async def take(
         self,
@@ -218,6 +228,7 @@ class Snapshotter:
         title = " ".join(raw_title.split()) if isinstance(raw_title, str) else ""
 
         filtered = interactive or compact or depth is not None
+        ids = self.ids
 
         def numbered(
             tree: list[Node], cache: FormatCache | None = None, kept: FilterCache | None = None
@@ -233,11 +244,16 @@ class Snapshotter:
                 documents=fetched.documents,
                 text_limit=text_limit,
                 cache=cache,
+                ids=ids,
             )
 
         incremental = self.incremental
         tree, reused = incremental.build(fetched.root, answer, scope=scope)
-        lines = incremental.format_cache(fetched.root.frame_id, fetched.documents, text_limit)
+        lines = (
+            incremental.format_cache(fetched.root.frame_id, fetched.documents, text_limit)
+            if ids is None
+            else None  # a format cache keeps sequential ids
+        )
         kept = incremental.filter_cache(interactive, compact, depth) if filtered else None
         text, elements, roots = numbered(tree, lines, kept)
         if reused and mirror is not None and mirror.verify:
@@ -252,6 +268,7 @@ class Snapshotter:
             title,
             documents=fetched.documents,
             owners=dict(cache.owners),
+            issued=0 if ids is None else ids.issued,
         )
         return snapshot
 

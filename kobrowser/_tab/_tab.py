@@ -134,6 +134,7 @@ class Tab:
             session,
             self._frames,
             TabMirror(session, lambda: owner.ax_mirror, owner._spawn),
+            stable=owner.ids == "stable",
         )
         self._waits = Waiter(session, self._page)
         self._navigator = Navigator(session, self._page, self._waits, self._net.auth.refused)

@@ -27,6 +27,7 @@ from kobrowser._exceptions import InvalidArgumentError
 from kobrowser._validate._values import (
     BUTTONS,
     DIRECTIONS,
+    ID_MODES,
     LOAD_STATES,
     MAX_CLICK_COUNT,
     MAX_DRAG_STEPS,
@@ -58,6 +59,7 @@ from kobrowser._validate._values import (
 )
 
 __all__ = [
+    "ID_MODES",
     "LOAD_STATES",
     "RULES",
     "SELECTOR_STATES",
@@ -152,8 +154,10 @@ def launch_options(
     no_sandbox: Any,
     download_dir: Any,
     transport: Any,
+    ids: Any = "depth-first",
 ) -> None:
     """The arguments of :func:`kobrowser.launch`."""
+    choice(ids, "ids", ID_MODES)
     flag(headless, "headless")
     if no_sandbox is not None:
         flag(no_sandbox, "no_sandbox")
@@ -171,8 +175,11 @@ def launch_options(
         choice(transport, "transport", TRANSPORTS)
 
 
-def connect_options(*, endpoint: Any, timeout: Any, download_dir: Any) -> None:
+def connect_options(
+    *, endpoint: Any, timeout: Any, download_dir: Any, ids: Any = "depth-first"
+) -> None:
     """The arguments of :func:`kobrowser.connect`."""
+    choice(ids, "ids", ID_MODES)
     text_value(
         endpoint,
         "endpoint",

@@ -22,6 +22,7 @@ from kobrowser._exceptions import InvalidArgumentError
 __all__ = [
     "BUTTONS",
     "DIRECTIONS",
+    "ID_MODES",
     "LOAD_STATES",
     "MAX_CLICK_COUNT",
     "MAX_DRAG_STEPS",
@@ -57,6 +58,8 @@ SELECTOR_STATES = ("attached", "detached", "visible", "hidden")
 DIRECTIONS = ("up", "down", "left", "right")
 BUTTONS = ("left", "right", "middle")
 TRANSPORTS = ("pipe", "pipe-cbor", "pipe-json", "websocket")
+#: How a browser numbers its snapshots' elements (``launch(ids=)``).
+ID_MODES = ("depth-first", "stable")
 #: Longest value shown in a message (the rest is cut, with its length said).
 _SHOWN = 60
 #: Most clicks of one click() (1 single, 2 double, 3 triple...).

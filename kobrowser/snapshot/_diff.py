@@ -219,7 +219,8 @@ def diff_snapshots(before: DiffInput, after: DiffInput) -> SnapshotDiff:
 def _lines(snapshot: DiffInput, what: str) -> tuple[str, list[_Line], bool]:
     """(title, lines in id order, whether it came from text)."""
     if isinstance(snapshot, str):
-        snapshot = parse_snapshot(snapshot, text_limit=None)
+        # Any unique ids: a diff matches lines without them (stable ids too).
+        snapshot = parse_snapshot(snapshot, text_limit=None, ids="stable")
     if isinstance(snapshot, ParsedSnapshot):
         lines = [
             _Line(ln.id, ln.depth, ln.role, ln.name or "", ln.value, ln.states)
@@ -232,7 +233,7 @@ def _lines(snapshot: DiffInput, what: str) -> tuple[str, list[_Line], bool]:
             f"{what} must be a Snapshot, a ParsedSnapshot or snapshot text, "
             f"not {type(snapshot).__name__}"
         )
-    elements: Iterable[_ElementLike] = (id_map[i] for i in sorted(id_map))
+    elements: Iterable[_ElementLike] = id_map.values()  # print order
     lines = [_Line(e.id, e.depth, e.role, e.name or "", e.value, e.states) for e in elements]
     return str(getattr(snapshot, "title", "") or ""), lines, False
 

@@ -9,7 +9,7 @@ from kobrowser.snapshot._ax import gc_paused
 from kobrowser.snapshot._text import limits, normalize, truncate
 from kobrowser.snapshot._tree import Node
 
-__all__ = ["KEEP", "ElementFactory", "FormatCache", "format_snapshot"]
+__all__ = ["KEEP", "ElementFactory", "FormatCache", "Numbering", "format_snapshot"]
 
 E = TypeVar("E")
 
@@ -18,6 +18,11 @@ ElementFactory = Callable[[int, Node, int, list[E]], E]
 
 ``children`` is the (still empty) list the formatter fills with the entries
 of the node's printed children, in order; the entry keeps it as its own."""
+
+
+Numbering = Callable[[Node], int]
+"""``number(node) -> id``: the id of one printed node, asked in print order
+(stable ids, kobrowser/_tab/_stableids.py); without it ids run 1, 2, 3..."""
 
 
 class FormatCache:
@@ -88,6 +93,7 @@ def format_snapshot(
     text_limit: int | None = 80,
     element: ElementFactory[E],
     cache: FormatCache | None = None,
+    number: Numbering | None = None,
 ) -> tuple[str, list[E], list[E]]: ...
 
 
@@ -98,6 +104,7 @@ def format_snapshot(
     text_limit: int | None = 80,
     element: ElementFactory[E] | None = None,
     cache: FormatCache | None = None,
+    number: Numbering | None = None,
 ) -> tuple[str, list[Node]] | tuple[str, list[E], list[E]]:
     """Number ``roots`` depth-first in pre-order from 1 and format the snapshot.
 
@@ -123,20 +130,27 @@ def format_snapshot(
         cache: Lines and entries of subtrees met before (see
             :class:`FormatCache`); entries taken from it are the very
             objects an earlier format made.
+        number: Gives each printed node its id, asked once per node in
+            print order (see :data:`Numbering`); the lines still print in
+            document order, so ids need not ascend. Not with ``cache``.
 
     Returns:
-        Without ``element``: the snapshot text, and the nodes in id order
-        (``nodes[i]`` has id ``i + 1``). With it: the text, the entries in
-        id order, and the top-level entries (each holding its children).
+        Without ``element``: the snapshot text, and the nodes in print order
+        (``nodes[i]`` has id ``i + 1`` without ``number``). With it: the
+        text, the entries in print order, and the top-level entries (each
+        holding its children).
 
     Raises:
-        ValueError: ``text_limit`` is not ``None`` or a whole number >= 4.
+        ValueError: ``text_limit`` is not ``None`` or a whole number >= 4,
+            or ``number`` given with ``cache``.
     """
     name_max, value_max = limits(text_limit)
+    if number is not None and cache is not None:
+        raise ValueError("a format cache records sequential ids: no cache with number")
     with gc_paused():
         if element is None:
             return _format(roots, title, name_max, value_max)
-        return _format_elements(roots, title, name_max, value_max, element, cache)
+        return _format_elements(roots, title, name_max, value_max, element, cache, number)
 
 
 def _node_itself(number: int, node: Node, depth: int, children: list[Node]) -> Node:
@@ -157,6 +171,7 @@ def _format_elements(
     value_max: int,
     element: ElementFactory[E],
     cache: FormatCache | None = None,
+    assign: Numbering | None = None,
 ) -> tuple[str, list[E], list[E]]:
     head = ""
     if title is not None:
@@ -218,7 +233,8 @@ def _format_elements(
                 hits += 1
                 continue
         number += 1
-        line = f"{indent}{number}: {node.role}"
+        ident = number if assign is None else assign(node)
+        line = f"{indent}{ident}: {node.role}"
         name = node.name
         if name:
             if len(name) > name_max:
@@ -233,7 +249,7 @@ def _format_elements(
             line = f"{line} {' '.join(node.states)}"
         add(line + "\n")
         below: list[E] = []
-        entry = element(number, node, depth, below)
+        entry = element(ident, node, depth, below)
         keep(entry)
         siblings.append(entry)
         children = node.children

@@ -24,7 +24,8 @@ parses back exactly).
 Beyond the line grammar the parser checks the rest of the format: the blank
 line after the ``Page:`` line, the final newline, indentation in steps of two
 spaces that deepens one level at a time starting at 0, ids 1, 2, 3 ... in
-order, states in grammar order without repeats (kobrowser's ``clickable`` and
+order (with ``ids="stable"``: unique ids in any order), states in grammar
+order without repeats (kobrowser's ``clickable`` and
 ``focusable`` after the seed's), names and title of at most ``text_limit``
 (80) and values of at most 50 code points (five eighths of ``text_limit``);
 with ``text_limit=None`` no length is checked, as the formatter cuts none.
@@ -142,13 +143,18 @@ def _malformed(message: str) -> InvalidArgumentError:
     return InvalidArgumentError(message, argument="text")
 
 
-def parse_snapshot(text: str, *, text_limit: int | None = 80) -> ParsedSnapshot:
+def parse_snapshot(
+    text: str, *, text_limit: int | None = 80, ids: str = "depth-first"
+) -> ParsedSnapshot:
     """Parse snapshot text (docs/snapshot-format.md, version 1).
 
     Args:
         text: The exact text :func:`format_snapshot` produced.
         text_limit: The ``text_limit`` it was formatted with (``None``: names
             and values of any length).
+        ids: How the text was numbered: ``"depth-first"`` (ids 1, 2, 3...
+            in order, checked) or ``"stable"`` (``launch(ids="stable")``:
+            unique ids in any order).
 
     Returns:
         The title and the element lines.
@@ -157,13 +163,18 @@ def parse_snapshot(text: str, *, text_limit: int | None = 80) -> ParsedSnapshot:
         InvalidArgumentError: The text does not follow the format (also a
             ValueError); the message starts with ``line N:`` (1-based). Also
             when ``text`` is not a str, or ``text_limit`` is not ``None`` or
-            a whole number >= 4.
+            a whole number >= 4, or ``ids`` is neither mode.
     """
     if not isinstance(text, str):
         raise InvalidArgumentError(
             f"text: got {type(text).__name__}; expected snapshot text (a str)", argument="text"
         )
     name_max, value_max = limits(text_limit)
+    if ids not in ("depth-first", "stable"):
+        raise InvalidArgumentError(
+            f'ids: got {ids!r}; expected "depth-first" or "stable"', argument="ids"
+        )
+    stable = ids == "stable"
     if not text:
         return ParsedSnapshot(None, ())
     raw_lines = text.split("\n")
@@ -183,13 +194,19 @@ def parse_snapshot(text: str, *, text_limit: int | None = 80) -> ParsedSnapshot:
             raise _malformed("line 2: expected a blank line after the Page line")
         start = 2
     lines: list[SnapshotLine] = []
+    seen: dict[int, int] = {}  # id -> line (ids are unique, in any order: stable ids)
     prev_depth = -1
     for index in range(start, len(raw_lines)):
         lineno = index + 1
         parsed = _parse_line(raw_lines[index], lineno, name_max, value_max)
         ident, depth, role, name, value, states = parsed
-        if ident != len(lines) + 1:
-            raise _malformed(f"line {lineno}: id {ident}, expected {len(lines) + 1}")
+        if not stable:
+            if ident != len(lines) + 1:
+                raise _malformed(f"line {lineno}: id {ident}, expected {len(lines) + 1}")
+        elif ident in seen:
+            raise _malformed(f"line {lineno}: id {ident} again (first on line {seen[ident]})")
+        else:
+            seen[ident] = lineno
         if depth > prev_depth + 1:
             raise _malformed(f"line {lineno}: indent deepens by more than one level")
         prev_depth = depth

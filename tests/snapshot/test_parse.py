@@ -147,3 +147,16 @@ def test_kobrowser_states_come_after_the_seed_states() -> None:
     )
     with pytest.raises(ValueError, match="out of order"):
         parse_snapshot("1: generic clickable focused\n")
+
+
+def test_ids_in_any_order_parse_but_not_twice() -> None:
+    # Stable ids (launch(ids="stable")) print in document order, not ascending.
+    parsed = parse_snapshot('7: button "New"\n2: list\n  3: listitem\n', ids="stable")
+    assert [line.id for line in parsed.lines] == [7, 2, 3]
+    assert [line.depth for line in parsed.lines] == [0, 0, 1]
+    with pytest.raises(ValueError, match="line 2: id 7 again"):
+        parse_snapshot('7: button "New"\n7: list\n', ids="stable")
+    with pytest.raises(ValueError, match="line 1: id 7, expected 1"):
+        parse_snapshot('7: button "New"\n2: list\n')  # the default numbering checks order
+    with pytest.raises(ValueError, match="ids"):
+        parse_snapshot("1: button\n", ids="random")

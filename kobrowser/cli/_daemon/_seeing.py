@@ -142,7 +142,7 @@ def _baseline(text: str, source: str) -> str:
     if text.startswith("Page:") and text.count("\n") == 1:
         text += "\n"
     try:
-        kobrowser.parse_snapshot(text, text_limit=None)
+        kobrowser.parse_snapshot(text, text_limit=None, ids="stable")  # ids in any order
     except ValueError as exc:
         raise CommandError(
             f"{source}: not a snapshot ({exc})", "save it with `ko-browser snapshot > FILE`"
