@@ -181,7 +181,7 @@ class _Line(msgspec.Struct, gc=False):
     subtree: int = 0  # hash of the line and everything below it
 
 
-def diff_snapshots(before: DiffInput, after: DiffInput) -> SnapshotDiff:
+def diff_snapshots(before: DiffInput, after: DiffInput, *, match_ids: bool = False) -> SnapshotDiff:
     """What changed from ``before`` to ``after``, matching lines without ids.
 
     Args:
@@ -189,6 +189,10 @@ def diff_snapshots(before: DiffInput, after: DiffInput) -> SnapshotDiff:
             :class:`ParsedSnapshot`, or snapshot text (read with no length
             limit, so text printed with any ``text_limit`` is accepted).
         after: The later one, of any of these kinds.
+        match_ids: Match lines with their ids too (stable ids,
+            ``launch(ids="stable")``): a line whose id changed is reported
+            removed and added, so every id the diff leaves unmentioned
+            still names the element it named.
 
     Returns:
         The added, removed and changed elements, with their ids in ``after``
@@ -209,9 +213,9 @@ def diff_snapshots(before: DiffInput, after: DiffInput) -> SnapshotDiff:
                     line.value = truncate(line.value, VALUE_MAX)
         old_title, new_title = truncate(old_title, NAME_MAX), truncate(new_title, NAME_MAX)
     paths: dict[tuple[int, str, str], int] = {}
-    old_keys = _keys(old_lines, paths)
-    new_keys = _keys(new_lines, paths)
-    entries = _align(old_lines, new_lines, old_keys, new_keys)
+    old_keys = _keys(old_lines, paths, match_ids)
+    new_keys = _keys(new_lines, paths, match_ids)
+    entries = _align(old_lines, new_lines, old_keys, new_keys, match_ids)
     title = (old_title, new_title) if old_title != new_title else None
     return SnapshotDiff(entries=tuple(entries), title=title)
 
@@ -238,12 +242,15 @@ def _lines(snapshot: DiffInput, what: str) -> tuple[str, list[_Line], bool]:
     return str(getattr(snapshot, "title", "") or ""), lines, False
 
 
-_Key = tuple[int, str, str, str | None, tuple[str, ...], int]
+_Key = tuple[int, str, str, str | None, tuple[str, ...], int, int]
 
 
-def _keys(lines: list[_Line], paths: dict[tuple[int, str, str], int]) -> list[_Key]:
+def _keys(
+    lines: list[_Line], paths: dict[tuple[int, str, str], int], match_ids: bool = False
+) -> list[_Key]:
     """Each line's alignment key; sets ``line.path`` (its interned ancestry)
-    and ``line.subtree`` (a hash of everything printed below it)."""
+    and ``line.subtree`` (a hash of everything printed below it). With
+    ``match_ids`` the line's id is part of its key and of its subtree's hash."""
     # stack[d] = interned path of the line at depth d seen last (its children's ancestry).
     stack: list[int] = []
     parents: list[int] = []  # index of each line's parent, -1 at the top
@@ -267,17 +274,33 @@ def _keys(lines: list[_Line], paths: dict[tuple[int, str, str], int]) -> list[_K
         line = lines[index]
         children = below[index]
         children.reverse()
-        line.subtree = hash((line.role, line.name, line.value, line.states, tuple(children)))
+        own_id = line.id if match_ids else 0
+        line.subtree = hash(
+            (line.role, line.name, line.value, line.states, own_id, tuple(children))
+        )
         parent = parents[index]
         if parent >= 0:
             below[parent].append(line.subtree)
     return [
-        (line.path, line.role, line.name, line.value, line.states, line.subtree) for line in lines
+        (
+            line.path,
+            line.role,
+            line.name,
+            line.value,
+            line.states,
+            line.subtree,
+            line.id if match_ids else 0,
+        )
+        for line in lines
     ]
 
 
 def _align(
-    old: list[_Line], new: list[_Line], old_keys: list[_Key], new_keys: list[_Key]
+    old: list[_Line],
+    new: list[_Line],
+    old_keys: list[_Key],
+    new_keys: list[_Key],
+    match_ids: bool = False,
 ) -> list[DiffEntry]:
     head = 0
     limit = min(len(old_keys), len(new_keys))
@@ -298,7 +321,7 @@ def _align(
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
-        entries.extend(_stretch(old[head + i1 : head + i2], new[head + j1 : head + j2]))
+        entries.extend(_stretch(old[head + i1 : head + i2], new[head + j1 : head + j2], match_ids))
     return entries
 
 
@@ -317,21 +340,23 @@ def _entry(kind: ChangeKind, line: _Line, before: _Line | None = None) -> DiffEn
     )
 
 
-def _stretch(removed: list[_Line], added: list[_Line]) -> list[DiffEntry]:
+def _stretch(removed: list[_Line], added: list[_Line], match_ids: bool = False) -> list[DiffEntry]:
     """The entries of one differing stretch.
 
     A removed and an added line with the same ancestry, role and name are
     the same element: unchanged when only what is below them changed (that
     change is reported on its own lines), *changed* when its value or
-    states differ. The rest are removed and added.
+    states differ. The rest are removed and added. With ``match_ids`` the
+    two must have the same id as well.
     """
-    waiting: dict[tuple[int, str, str], deque[_Line]] = {}
+    waiting: dict[tuple[int, str, str, int], deque[_Line]] = {}
     for line in removed:
-        waiting.setdefault((line.path, line.role, line.name), deque()).append(line)
+        key = (line.path, line.role, line.name, line.id if match_ids else 0)
+        waiting.setdefault(key, deque()).append(line)
     was: dict[int, _Line] = {}  # id(new line) -> the old line it was
     paired: set[int] = set()  # id(old line) of every paired old line
     for line in added:
-        queue = waiting.get((line.path, line.role, line.name))
+        queue = waiting.get((line.path, line.role, line.name, line.id if match_ids else 0))
         if queue:
             match = queue.popleft()
             was[id(line)] = match

@@ -8,7 +8,6 @@ their ids from round to round.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 from _server import PageServer
