@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from kobrowser._tab._waits import SelectorState, URLPattern
     from kobrowser.cdp import CDPSession
     from kobrowser.cdp._events import TargetInfo
+    from kobrowser.snapshot import SnapshotDiff
 
 __all__ = ["SNAPSHOT_LIMIT", "Browser"]
 
@@ -93,7 +94,7 @@ class Browser:
     :class:`Tab`'s exact signatures (see there for each;
     ``tests/browser/test_forwarding.py`` holds them identical):
 
-    * snapshots and scripts: :meth:`snapshot`, :meth:`find`, :meth:`evaluate`,
+    * snapshots and scripts: :meth:`snapshot`, :meth:`changes`, :meth:`find`, :meth:`evaluate`,
       :meth:`title`, :meth:`do` (which also runs ``tab N``);
     * actions by id: :meth:`click`, :meth:`dblclick`, :meth:`hover`,
       :meth:`drag`, :meth:`scroll_into_view`, :meth:`scroll`, :meth:`focus`,
@@ -695,6 +696,30 @@ class Browser:
     ) -> Snapshot:
         """Snapshot the current tab; see :meth:`Tab.snapshot`."""
         return await self.tab.snapshot(
+            interactive=interactive,
+            compact=compact,
+            depth=depth,
+            selector=selector,
+            clickable=clickable,
+            text_limit=text_limit,
+            timeout=timeout,
+            fresh=fresh,
+        )
+
+    async def changes(
+        self,
+        *,
+        interactive: bool = False,
+        compact: bool = False,
+        depth: int | None = None,
+        selector: str | None = None,
+        clickable: bool = True,
+        text_limit: int | None = 80,
+        timeout: float | None = None,
+        fresh: bool = False,
+    ) -> SnapshotDiff:
+        """What changed on the current tab since its latest snapshot; see :meth:`Tab.changes`."""
+        return await self.tab.changes(
             interactive=interactive,
             compact=compact,
             depth=depth,

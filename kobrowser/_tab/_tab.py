@@ -71,12 +71,14 @@ from kobrowser._tab._snapshotter import Snapshotter
 from kobrowser._tab._startup import start_tab
 from kobrowser._tab._waits import SelectorState, URLPattern, Waiter
 from kobrowser.actions import Action, Outcome, to_action
+from kobrowser.snapshot import diff_snapshots
 from kobrowser.snapshot._find import find_nodes
 
 if TYPE_CHECKING:
     from kobrowser._tab._owner import BrowserView, ContextView, TabContext, TabOwner
     from kobrowser._tab._snapshot import Element, Snapshot
     from kobrowser.cdp import CDPSession
+    from kobrowser.snapshot import SnapshotDiff
 
 __all__ = ["Tab"]
 
@@ -318,6 +320,52 @@ class Tab:
             timeout=self._limit(timeout),
             fresh=fresh,
         )
+
+    async def changes(
+        self,
+        *,
+        interactive: bool = False,
+        compact: bool = False,
+        depth: int | None = None,
+        selector: str | None = None,
+        clickable: bool = True,
+        text_limit: int | None = 80,
+        timeout: float | None = None,
+        fresh: bool = False,
+    ) -> SnapshotDiff:
+        """What changed since the latest snapshot this tab handed out.
+
+        Takes a new snapshot with these options (those of :meth:`snapshot`),
+        which becomes :attr:`last_snapshot` (its ids are the ones actions use
+        from now on), and returns its difference from the previous latest:
+        lines added, removed and changed (see
+        :func:`kobrowser.diff_snapshots`); an empty diff when nothing
+        changed. Before any snapshot every line is added. Lines are matched
+        without their ids, except with stable ids (``launch(ids="stable")``),
+        where they are matched with them: an id the diff does not mention
+        still names the element it named, and changed lines keep their id.
+        With the default numbering, ids may shift: the new ones are in
+        :attr:`last_snapshot`.
+
+        Raises:
+            As :meth:`snapshot`.
+
+        Cancelling the caller abandons the snapshot and keeps the previous
+        latest one.
+        """
+        before = self._snapshotter.latest
+        after = await self.snapshot(
+            interactive=interactive,
+            compact=compact,
+            depth=depth,
+            selector=selector,
+            clickable=clickable,
+            text_limit=text_limit,
+            timeout=timeout,
+            fresh=fresh,
+        )
+        stable = self._snapshotter.ids is not None
+        return diff_snapshots("" if before is None else before, after, match_ids=stable)
 
     @property
     def last_snapshot(self) -> Snapshot | None:

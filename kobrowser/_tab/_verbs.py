@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from kobrowser._tab._snapshot import Element, Snapshot
     from kobrowser._tab._waits import SelectorState, URLPattern
     from kobrowser.actions import Action, Outcome
+    from kobrowser.snapshot import SnapshotDiff
 
 __all__ = ["TabVerbs"]
 
@@ -48,6 +49,19 @@ class TabVerbs(Protocol):
         timeout: float | None = None,
         fresh: bool = False,
     ) -> Snapshot: ...
+
+    async def changes(
+        self,
+        *,
+        interactive: bool = False,
+        compact: bool = False,
+        depth: int | None = None,
+        selector: str | None = None,
+        clickable: bool = True,
+        text_limit: int | None = 80,
+        timeout: float | None = None,
+        fresh: bool = False,
+    ) -> SnapshotDiff: ...
 
     async def find(
         self,

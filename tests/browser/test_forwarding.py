@@ -27,6 +27,7 @@ VERBS = frozenset(
     {
         # snapshot and scripts
         "snapshot",
+        "changes",
         "find",
         "evaluate",
         "title",

@@ -328,3 +328,19 @@ async def test_renumbering_alone_is_no_change(server: PageServer, tab: Tab) -> N
     assert not again.diff(before)
     back = again.diff(shifted)
     assert [(e.kind, e.old_id, e.name) for e in back.entries] == [("removed", 1, "Top")]
+
+
+def test_match_ids_reports_a_look_alike_with_a_new_id() -> None:
+    before = 'button "A"\n'
+    old = f'1: {before}2: button "B"\n'
+    new = f'1: {before}3: button "B"\n'  # stable ids: B was replaced by a new element
+    assert not diff_snapshots(old, new)
+    diff = diff_snapshots(old, new, match_ids=True)
+    assert [(e.kind, e.id, e.old_id) for e in diff.entries] == [
+        ("removed", None, 2),
+        ("added", 3, None),
+    ]
+    # Same ids: still only what changed.
+    assert not diff_snapshots(old, old, match_ids=True)
+    changed = diff_snapshots(old, f'1: {before}2: button "B" pressed\n', match_ids=True)
+    assert [(e.kind, e.id, e.old_id) for e in changed.entries] == [("changed", 2, 2)]
