@@ -105,6 +105,12 @@ class Snapshot:
     def __str__(self) -> str:
         return self.text
 
+    @property
+    def document_id(self) -> str:
+        """The top document's loader id: another one after every navigation or reload."""
+        top = next((d for d in self._documents.values() if d.parent_id is None), None)
+        return "" if top is None else top.loader_id
+
     def __repr__(self) -> str:
         return f"<Snapshot {self.url!r} {len(self.id_map)} elements>"
 

@@ -143,6 +143,8 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
         start["proxy"] = options["proxy"]
     if options["block"]:
         start["block"] = options["block"]
+    if options["ids"]:
+        start["ids"] = options["ids"]
     request_opts: dict[str, Any] = {}
     if timeout is not None:
         request_opts["timeout"] = timeout

@@ -57,6 +57,7 @@ GLOBAL_OPTIONS = (
     "idle_timeout",
     "proxy",
     "block",
+    "ids",
 )
 
 _EPILOG = """\
@@ -161,6 +162,14 @@ def _add_globals(parser: argparse.ArgumentParser, *, top: bool) -> None:
         default=default(None),
         metavar="TYPES",
         help="never load these resource types, e.g. image,font,media "
+        "(when this command starts the session)",
+    )
+    group.add_argument(
+        "--ids",
+        choices=("depth-first", "stable"),
+        default=default(None),
+        help="how snapshots number elements: depth-first (1, 2, 3... renumbered by every "
+        "snapshot; the default) or stable (an element keeps its id while it exists) "
         "(when this command starts the session)",
     )
 
@@ -306,7 +315,16 @@ COMMANDS.update(state_commands(_group))
 COMMANDS.update(network_commands(_group))
 
 _VALUED_GLOBALS = frozenset(
-    {"--session", "--timeout", "--executable-path", "--cdp", "--idle-timeout", "--proxy", "--block"}
+    {
+        "--session",
+        "--timeout",
+        "--executable-path",
+        "--cdp",
+        "--idle-timeout",
+        "--proxy",
+        "--block",
+        "--ids",
+    }
 )
 
 

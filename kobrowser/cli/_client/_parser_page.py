@@ -53,6 +53,15 @@ def _snapshot(sub: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
+def _snapshot_command(sub: argparse.ArgumentParser) -> None:
+    _snapshot(sub)
+    sub.add_argument(
+        "--diff", action="store_true",
+        help="print only what changed since the previous snapshot of the tab (the whole "
+        "snapshot when there is none, or the page navigated since)",
+    )  # fmt: skip
+
+
 def _find(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--role", default=None, metavar="ROLE", help="printed role, e.g. button")
     sub.add_argument("--name", default=None, metavar="TEXT", help="text in the element's name")
@@ -174,7 +183,10 @@ def page_commands(group: Group) -> dict[str, tuple[str, Define | None]]:
         "back": ("go back in history", None),
         "forward": ("go forward in history", None),
         "reload": ("reload the page", None),
-        "snapshot": ("print the numbered accessibility snapshot of the current tab", _snapshot),
+        "snapshot": (
+            "print the numbered accessibility snapshot of the current tab",
+            _snapshot_command,
+        ),
         "find": ("print the lines of a new snapshot that match role, name or text", _find),
         "diff": (
             "take a snapshot and print what changed since the previous one (ids of the new one)",

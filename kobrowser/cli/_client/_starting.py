@@ -148,6 +148,8 @@ def _spawn(
         command += ["--idle-timeout", str(options["idle_timeout"])]
     if options["block"]:
         command += ["--block", options["block"]]
+    if options["ids"]:
+        command += ["--ids", options["ids"]]
     if paths.log.exists():
         with suppress_os_error():
             os.replace(paths.log, paths.log.with_name(paths.log.name + ".1"))

@@ -58,6 +58,7 @@ class Daemon:
         cdp: str | None = None,
         proxy: str | None = None,
         block: str | None = None,
+        ids: str = "depth-first",
         timeout: float | None = None,
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
         ready_fd: int | None = None,
@@ -69,6 +70,7 @@ class Daemon:
         self.cdp = cdp
         self.proxy = proxy
         self.block = block
+        self.ids = ids
         self.timeout = timeout
         self.idle_timeout = idle_timeout
         self.ready_fd = ready_fd
@@ -104,18 +106,24 @@ class Daemon:
             "cdp": self.cdp,
             "proxy": self.proxy,
             "block": self.block,
+            "ids": self.ids,
         }
 
     async def run(self) -> int:
         try:
             if self.cdp:
-                browser = kobrowser.connect(self.cdp, timeout=self.launch_timeout)
+                browser = kobrowser.connect(
+                    self.cdp,
+                    timeout=self.launch_timeout,
+                    ids="stable" if self.ids == "stable" else "depth-first",
+                )
             else:
                 browser = kobrowser.launch(
                     headless=not self.headed,
                     executable_path=self.executable_path,
                     timeout=self.launch_timeout,
                     proxy=self.proxy,
+                    ids="stable" if self.ids == "stable" else "depth-first",
                 )
             async with browser:
                 self.browser = browser
@@ -289,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--executable-path", default=None)
     parser.add_argument("--cdp", default=None)
     parser.add_argument("--block", default=None)
+    parser.add_argument("--ids", choices=("depth-first", "stable"), default="depth-first")
     parser.add_argument("--timeout", type=float, default=None)
     parser.add_argument("--idle-timeout", type=float, default=None)
     ns = parser.parse_args(argv)
@@ -325,6 +334,7 @@ def main(argv: list[str] | None = None) -> int:
             cdp=ns.cdp,
             proxy=os.environ.pop(PROXY_ENV, None) or None,
             block=ns.block,
+            ids=ns.ids,
             timeout=ns.timeout,
             idle_timeout=idle,
             ready_fd=ready_fd,

@@ -57,7 +57,7 @@ CLIENT_SIDE: dict[str, tuple[frozenset[str], dict[str, tuple[Any, ...]]]] = {
     ),
 }
 #: Keys of ``opts.start``: the global options that say how a session starts.
-_START = ("headed", "executable_path", "cdp", "proxy", "block")
+_START = ("headed", "executable_path", "cdp", "proxy", "block", "ids")
 #: Commands the client runs itself: never sent to a daemon.
 _CLIENT_ONLY = frozenset({"mcp", "session.list"})
 

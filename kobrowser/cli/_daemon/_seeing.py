@@ -26,7 +26,7 @@ from kobrowser.cli._daemon._errors import CommandError
 from kobrowser.snapshot._find import numbered_lines
 
 if TYPE_CHECKING:
-    from kobrowser import Snapshot, Tab
+    from kobrowser import Snapshot, SnapshotDiff, Tab
 
 __all__ = ["COMMANDS", "Mode"]
 
@@ -56,6 +56,20 @@ class Mode:
             clickable=args.flag("clickable"),
         )
 
+    async def changes(self, tab: Tab, timeout: float | None) -> SnapshotDiff:
+        """A new snapshot of ``tab`` in this mode (see :meth:`take`) and what changed."""
+        diff = await tab.changes(
+            interactive=self.interactive,
+            compact=self.compact,
+            depth=self.depth,
+            selector=self.selector,
+            text_limit=self.text_limit,
+            clickable=self.clickable,
+            timeout=timeout,
+        )
+        _last_mode[tab] = self
+        return diff
+
     async def take(self, tab: Tab, timeout: float | None) -> Snapshot:
         """A new snapshot of ``tab`` in this mode, which the tab's next ``diff`` keeps."""
         snap = await tab.snapshot(
@@ -76,8 +90,25 @@ _last_mode: weakref.WeakKeyDictionary[Tab, Mode] = weakref.WeakKeyDictionary()
 
 
 async def snapshot(ctx: Context, args: Args) -> Result:
+    if args.flag("diff"):
+        return await _snapshot_diff(ctx, args)
     snap = await Mode.of(args).take(ctx.tab(), ctx.timeout)
     return snap.to_dict(), snap.text.rstrip("\n")
+
+
+async def _snapshot_diff(ctx: Context, args: Args) -> Result:
+    """``snapshot --diff``: the change since the tab's last snapshot, else the whole one."""
+    tab = ctx.tab()
+    before = tab.last_snapshot
+    changes = await Mode.of(args).changes(tab, ctx.timeout)
+    snap = tab.last_snapshot
+    assert snap is not None
+    if before is None or before.document_id != snap.document_id:
+        # Nothing to compare with, or another document: every id is new.
+        return {**snap.to_dict(), "whole": True}, snap.text.rstrip("\n")
+    text = str(changes).rstrip("\n") or "no changes"
+    result = {"url": snap.url, "title": snap.title, "whole": False, "changed": bool(changes)}
+    return {**result, **changes.to_dict()}, text
 
 
 async def find(ctx: Context, args: Args) -> Result:
@@ -113,7 +144,8 @@ async def diff(ctx: Context, args: Args) -> Result:
     # The diff's own flags, all of them, when it has any; else the last snapshot's.
     mode = given if given != Mode() else _last_mode.get(tab, given)
     snap = await mode.take(tab, ctx.timeout)
-    changes = kobrowser.diff_snapshots(previous, snap)
+    stable = ctx.browser.ids == "stable"  # stable ids: lines match with their ids
+    changes = kobrowser.diff_snapshots(previous, snap, match_ids=stable)
     text = str(changes).rstrip("\n") or "no changes"
     result = {"url": snap.url, "title": snap.title, "changed": bool(changes)}
     return {**result, **changes.to_dict()}, text

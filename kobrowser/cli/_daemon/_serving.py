@@ -214,7 +214,7 @@ class RequestServer:
     def config_mismatch(self, opts: dict[str, Any]) -> str:
         wanted = opts.get("start") or {}
         mine = self.daemon.config()
-        for key in ("headed", "executable_path", "cdp", "proxy", "block"):
+        for key in ("headed", "executable_path", "cdp", "proxy", "block", "ids"):
             if key in wanted and wanted[key] != mine[key]:
                 option = "--" + key.replace("_", "-")
                 have, want = mine[key], wanted[key]

@@ -18,6 +18,13 @@ def test_plain_click_passes_no_button() -> None:
     assert parse(["click", "7"])[1] == {"id": 7}
 
 
+def test_the_ids_option() -> None:
+    assert parse(["--ids", "stable", "snapshot"])[2]["ids"] == "stable"
+    assert parse(["snapshot"])[2]["ids"] is None  # the session's (depth-first when it starts)
+    with pytest.raises(SystemExit):
+        parse(["--ids", "random", "snapshot"])
+
+
 def test_global_options_before_and_after_the_command() -> None:
     _, _, before = parse(["--session", "a", "--json", "--timeout", "5", "get", "title"])
     _, _, after = parse(["get", "title", "--session", "a", "--json", "--timeout", "5"])
@@ -35,14 +42,16 @@ def test_snapshot_flags() -> None:
         "selector": "#main",
         "text_limit": 80,
         "clickable": True,
+        "diff": False,
     }
-    assert parse(["snapshot", "--text-limit", "none", "--no-clickable"])[1] == {
+    assert parse(["snapshot", "--text-limit", "none", "--no-clickable", "--diff"])[1] == {
         "interactive": False,
         "compact": False,
         "depth": None,
         "selector": None,
         "text_limit": None,
         "clickable": False,
+        "diff": True,
     }
     assert parse(["snapshot", "--text-limit", "NONE"])[1]["text_limit"] is None
     assert parse(["snapshot", "--text-limit", "4"])[1]["text_limit"] == 4

@@ -149,3 +149,51 @@ def test_diff_keeps_the_mode_of_the_previous_snapshot(ko: Ko, server: PageServer
     out = ko.ok("diff", "--no-clickable", "-c")
     assert "link" not in out and 'text "plain text"' in out
     assert ko.ok("diff") == "no changes\n"
+
+
+@pytest.mark.shared_session
+def test_snapshot_diff_prints_the_change_or_the_whole_snapshot(ko: Ko, server: PageServer) -> None:
+    url = server.set_page("/cli-snapdiff.html", PAGE)
+    ko.ok("open", url)
+    # No snapshot of this tab yet: the whole snapshot.
+    whole = ko.ok("snapshot", "--diff")
+    assert whole.startswith('Page: "Shop"') and 'button "Order"' in whole
+    assert ko.ok("snapshot", "--diff") == "no changes\n"
+    ko.ok(
+        "eval", "document.getElementById('list').insertAdjacentHTML('afterbegin', '<li>Zero</li>')"
+    )
+    out = ko.ok("snapshot", "--diff").splitlines()
+    assert [re.sub(r"\d+", "N", line) for line in out] == ["+ N: listitem", '+ N: text "Zero"']
+    text_id = int(out[1].split(":")[0][2:])
+    assert ko.ok("get", "text", str(text_id)) == "Zero\n"  # the ids the session acts with
+    data = ko.json("snapshot", "--diff")["result"]
+    assert (data["whole"], data["changed"], data["entries"]) == (False, False, [])
+    # After a navigation: the whole snapshot again.
+    ko.ok("reload")
+    again = ko.json("snapshot", "--diff")["result"]
+    assert again["whole"] is True and 'button "Order"' in again["text"]
+
+
+def test_a_session_with_stable_ids(ko: Ko, server: PageServer) -> None:
+    url = server.set_page("/cli-stable.html", PAGE)
+    ko.ok("--ids", "stable", "open", url)
+    first = ko.ok("snapshot")
+    order = re.search(r"(\d+): button \"Order\"", first).group(1)  # type: ignore[union-attr]
+    ko.ok("eval", "document.querySelector('h1').insertAdjacentHTML('afterend', '<p>News</p>')")
+    second = ko.ok("snapshot")
+    assert f'{order}: button "Order"' in second
+    ids = [int(line.split(":")[0]) for line in second.splitlines()[2:]]
+    assert ids != sorted(ids)  # document order, not ascending
+    ko.ok(
+        "eval", "document.querySelector('p').remove(); document.getElementById('email').value='x'"
+    )
+    out = ko.ok("snapshot", "--diff").splitlines()
+    assert out[0].startswith('- text "News" (was ')
+    assert re.fullmatch(r'~ \d+: textbox "Email" value="x" \(was value="ana"\)', out[1])
+    assert len(out) == 2
+    ko.ok("click", order)  # the id from the first snapshot still acts
+    # The session keeps its numbering: asking for the other one is refused.
+    other = ko("--ids", "depth-first", "snapshot")
+    assert other.returncode != 0 and "--ids" in other.stderr
+    bad = ko("--ids", "random", "snapshot")
+    assert bad.returncode == 2
