@@ -20,7 +20,7 @@ def main(args: dict[str, Any], options: dict[str, Any]) -> int:
     """Run the MCP server in the foreground until the host goes; return the exit status.
 
     ``args`` are the ``mcp`` subcommand's arguments and ``options`` the
-    global ones (``headed``, ``executable_path``, ``cdp``, ``timeout``), as
+    global ones (``headed``, ``executable_path``, ``cdp``, ``timeout``, ``ids``), as
     the ``ko-browser`` parser gives them.
     """
     try:
@@ -67,6 +67,7 @@ def main(args: dict[str, Any], options: dict[str, Any]) -> int:
         executable_path=options.get("executable_path"),
         cdp=options.get("cdp"),
         timeout=options.get("timeout") or 30.0,
+        ids="stable" if options.get("ids") == "stable" else "depth-first",
     )
     try:
         anyio.run(serve, config)

@@ -14,7 +14,7 @@ import signal
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
@@ -51,6 +51,7 @@ class ServeOptions:
         executable_path: the browser to launch (default: found as the library finds it).
         cdp: drive the running browser at this endpoint instead of launching one.
         timeout: the browser's start and default call deadline, in seconds.
+        ids: how snapshots number elements (``launch(ids=)``).
     """
 
     port: int | None = None
@@ -79,6 +80,7 @@ class ServeOptions:
     executable_path: str | None = None
     cdp: str | None = None
     timeout: float = 30.0
+    ids: Literal["depth-first", "stable"] = "depth-first"
 
 
 async def serve(options: ServeOptions) -> None:
@@ -112,12 +114,13 @@ async def _serve(options: ServeOptions, stopper: Stopper) -> None:
         if problem is not None:
             raise kobrowser.InvalidArgumentError(problem, argument="token")
     if options.cdp:
-        browser = kobrowser.connect(options.cdp, timeout=options.timeout)
+        browser = kobrowser.connect(options.cdp, timeout=options.timeout, ids=options.ids)
     else:
         browser = kobrowser.launch(
             headless=not options.headed,
             executable_path=options.executable_path,
             timeout=options.timeout,
+            ids=options.ids,
         )
     async with browser:
         await browser.default_context.set_policy(policy)

@@ -14,11 +14,11 @@ from kobrowser.mcp._replies import error_message, failure, page_block, success
 from kobrowser.mcp._safety import RefusedError
 
 if TYPE_CHECKING:
-    from kobrowser import Browser, Tab
+    from kobrowser import Browser, Snapshot, Tab
 
 __all__ = ["FAILURES", "BatchFailed", "Body", "SnapshotMode", "ToolRunner"]
 
-SnapshotMode = Literal["full", "interactive", "none"]
+SnapshotMode = Literal["full", "interactive", "diff", "none"]
 
 Body = Callable[[], Awaitable[str]]
 
@@ -58,6 +58,14 @@ class ToolRunner:
         # before the server): the others are noted in the next reply.
         self._tabs_seen = {tab.target_id for tab in browser.tabs}
         self._dialogs_seen = {tab.target_id: len(tab.dialogs.opened) for tab in browser.tabs}
+        # "diff" mode: the interactive snapshot each tab's last reply showed
+        # (whole or as a change); the next reply shows the change from it.
+        self._shown: dict[str, Snapshot] = {}
+
+    def shown(self, tab: Tab, snapshot: Snapshot) -> None:
+        """A reply shows ``snapshot`` of ``tab`` whole, in the mode's own options."""
+        if self._mode == "diff":
+            self._shown[tab.target_id] = snapshot
 
     def tab(self) -> Tab:
         if not self._browser.tabs:
@@ -96,8 +104,41 @@ class ToolRunner:
         tab = self._browser.tab
         if self._mode == "none":
             return f"URL: {tab.url}"
+        if self._mode == "diff":
+            return await self._changes(tab)
         snap = await tab.snapshot(interactive=self._mode == "interactive")
         return page_block(snap)
+
+    async def _changes(self, tab: Tab) -> str:
+        """The change since the snapshot the last reply showed, else the whole snapshot.
+
+        The whole (interactive) snapshot goes out when no reply showed this
+        tab's latest snapshot (the first reply, or another snapshot was taken
+        since, e.g. by ``find``), when the page navigated or reloaded, and,
+        with depth-first ids, when the change renumbered lines the model saw
+        (a diff names only the lines that changed, so every other id must
+        still name the element it named).
+        """
+        before = tab.last_snapshot
+        if before is None or self._shown.get(tab.target_id) is not before:
+            snap = await tab.snapshot(interactive=True)
+            self._shown[tab.target_id] = snap
+            return page_block(snap)
+        diff = await tab.changes(interactive=True)
+        after = tab.last_snapshot
+        assert after is not None
+        self._shown[tab.target_id] = after
+        same_ids = self._browser.ids == "stable" or (
+            kobrowser.diff_snapshots(before, after, match_ids=True).entries == diff.entries
+        )
+        if after.document_id != before.document_id or not same_ids:
+            return page_block(after)
+        if not diff:
+            return f"URL: {after.url}\nNo change on the page (the ids shown before still hold)."
+        return (
+            f"URL: {after.url}\nChanges on the page (+ added, - removed, ~ changed; "
+            f"the other ids shown before still hold):\n{str(diff).rstrip()}"
+        )
 
     async def run(self, body: Body, *, page: bool) -> CallToolResult:
         """Run ``body`` under the lock and reply with its text.

@@ -26,6 +26,16 @@ elements by id. Ids belong to the latest snapshot only: every reply that shows a
 renumbers the page, so always use the ids of the most recent one. An id whose element changed \
 or went away fails with an error and a new snapshot; it never acts on another element."""
 
+#: Added to the instructions when the browser numbers with stable ids.
+STABLE_IDS = """ With this server an element keeps its id for as long as it exists on the \
+page, and ids are never reused: ids shown earlier stay valid while their elements are there, \
+and lines are not in id order."""
+
+#: Added to the instructions with ``snapshot="diff"``.
+DIFF_REPLIES = """ Action replies show only what changed since the previous reply (+ added, \
+- removed, ~ changed, with their ids); the other ids shown before still hold. A reply shows \
+the whole snapshot when the page navigated, or when earlier ids would no longer hold."""
+
 #: Every tool, in the order the host lists them.
 TOOL_NAMES = (
     "open",
@@ -74,7 +84,10 @@ def build_server(
         browser: the browser every tool acts on (its current tab).
         snapshot: what every action replies with: ``"interactive"`` (the
             interactive elements of a fresh snapshot), ``"full"`` (the whole
-            snapshot) or ``"none"`` (only the URL).
+            snapshot), ``"diff"`` (what changed in the interactive snapshot
+            since the last reply; the whole one in the first reply, after a
+            navigation, after another snapshot, and, with depth-first ids,
+            when the change renumbered lines) or ``"none"`` (only the URL).
         allow_evaluate: offer the ``evaluate`` tool (JavaScript in the page;
             default: off). Shorthand for ``Policy(allow_evaluate=...)``.
         upload_dir: the directory ``upload`` may take files from (symlinks
@@ -91,8 +104,8 @@ def build_server(
         ValueError: unknown ``snapshot`` mode, or ``policy`` given with
             ``allow_evaluate`` or ``upload_dir``.
     """
-    if snapshot not in ("full", "interactive", "none"):
-        raise ValueError(f"snapshot must be full, interactive or none, not {snapshot!r}")
+    if snapshot not in ("full", "interactive", "diff", "none"):
+        raise ValueError(f"snapshot must be full, interactive, diff or none, not {snapshot!r}")
     if policy is None:
         policy = kobrowser.Policy(
             allow_evaluate=bool(allow_evaluate),
@@ -102,7 +115,11 @@ def build_server(
         raise ValueError("give allow_evaluate and upload_dir in the policy, not beside it")
     allow_evaluate = policy.allow_evaluate
     tools = BrowserTools(browser, snapshot=snapshot, policy=policy)
-    instructions = INSTRUCTIONS
+    instructions = (
+        INSTRUCTIONS
+        + (STABLE_IDS if browser.ids == "stable" else "")
+        + (DIFF_REPLIES if snapshot == "diff" else "")
+    )
     if policy.secrets:
         names = ", ".join("{{" + name + "}}" for name in sorted(policy.secrets))
         instructions += (

@@ -43,6 +43,7 @@ class BrowserTools:
         runner = ToolRunner(browser, snapshot, policy)
         self._run = runner.run
         self._tab = runner.tab
+        self._shown = runner.shown
 
     async def _element(
         self, summary: str, act: Callable[[Tab], Awaitable[object]]
@@ -127,6 +128,8 @@ class BrowserTools:
                 # None: the default (80); 0: the whole text (None for the library).
                 text_limit=80 if text_limit is None else text_limit or None,
             )
+            if only_interactive and selector is None and depth is None and text_limit in (None, 80):
+                self._shown(tab, snap)  # the snapshot replies' own options
             return page_block(snap)
 
         return await self._run(body, page=False)

@@ -168,8 +168,8 @@ async def test_snapshot_modes_of_the_replies(browser: Browser, server: PageServe
         assert reply.startswith(f"Reloaded {url}.\n")
         assert 'heading "Checkout"' in reply and 'textbox "Card holder"' in reply
         assert "heading" not in await call(client, "snapshot", interactive=True)
-    with pytest.raises(ValueError, match="snapshot must be full, interactive or none"):
-        build_server(browser, snapshot="diff")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="snapshot must be full, interactive, diff or none"):
+        build_server(browser, snapshot="delta")  # type: ignore[arg-type]
 
 
 async def test_snapshot_options(browser: Browser, server: PageServer) -> None:

@@ -231,8 +231,9 @@ def _mcp(sub: argparse.ArgumentParser) -> None:
         "(default: the environment variable KOBROWSER_MCP_TOKEN, if set)",
     )  # fmt: skip
     sub.add_argument(
-        "--snapshot", choices=("full", "interactive", "none"), default="interactive",
-        help="what every action replies with (default: interactive)",
+        "--snapshot", choices=("full", "interactive", "diff", "none"), default="interactive",
+        help="what every action replies with (default: interactive; diff: what changed "
+        "since the last reply, the whole snapshot first and after navigation)",
     )  # fmt: skip
     _policy(sub)
     sub.add_argument(

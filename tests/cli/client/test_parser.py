@@ -174,3 +174,8 @@ def test_the_one_command_parser_equals_the_full_parser(argv: list[str]) -> None:
     full = vars(build_parser().parse_args(argv))
     assert command_word(argv) in {"click", "get", "wait", "tab"}
     assert vars(build_parser(only=command_word(argv)).parse_args(argv)) == full
+
+
+def test_mcp_diff_replies_and_stable_ids() -> None:
+    cmd, args, options = parse(["mcp", "--snapshot", "diff", "--ids", "stable"])
+    assert (cmd, args["snapshot"], options["ids"]) == ("mcp", "diff", "stable")
