@@ -178,6 +178,11 @@ class BrowserView(TabVerbs, Protocol[TabT]):
         ...
 
     @property
+    def ids(self) -> IdMode:
+        """How the tabs' snapshots number elements (read once, when a tab is made)."""
+        ...
+
+    @property
     def tabs(self) -> list[TabT]:
         """Open tabs of every context, oldest first."""
         ...
@@ -233,11 +238,6 @@ class TabOwner(BrowserView[TabT], Protocol[TabT]):
     """The browser as its tabs use it: the public view and the hooks they call."""
 
     snapshot_limit: int | None
-
-    @property
-    def ids(self) -> IdMode:
-        """How the tabs' snapshots number elements (read once, when a tab is made)."""
-        ...
 
     @property
     def ax_mirror(self) -> AXMirrorSettings:

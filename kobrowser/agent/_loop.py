@@ -42,6 +42,7 @@ from kobrowser._exceptions import ActionSyntaxError, ModelError, WaitTimeoutErro
 from kobrowser.actions import Action, Done, Outcome, parse_actions
 from kobrowser.agent._models import ChatModel
 from kobrowser.agent._prompt import build_messages, outcome_text, token_counter
+from kobrowser.snapshot import diff_snapshots
 
 if TYPE_CHECKING:
     from kobrowser._browser import Browser
@@ -169,6 +170,16 @@ class Agent:
             step (:meth:`~kobrowser.BrowserContext.set_policy`); default
             ``Policy()``: no ``file://``, ``chrome://``, ``devtools://`` or
             ``view-source:`` URL. None leaves the context's policy as it is.
+        ids: the numbering the agent expects of the browser
+            (``"depth-first"`` or ``"stable"``, as given to
+            ``kobrowser.launch(ids=)``); None: whichever it has. A browser
+            numbered otherwise is refused (the numbering is the browser's).
+        observe: what each prompt shows of the page: ``"snapshot"`` (the
+            whole snapshot) or ``"diff"`` (what changed since the snapshot
+            the previous prompt showed; the whole snapshot in the first
+            step, after a navigation, a tab switch or a failed step's page,
+            and, with depth-first ids, when the change renumbered lines the
+            model saw). Fewest tokens with stable ids.
 
     Example::
 
@@ -193,6 +204,8 @@ class Agent:
         timeout: float | None = None,
         count_tokens: Callable[[str], int] | None = None,
         policy: Policy | None = _SAFE,
+        ids: Literal["depth-first", "stable"] | None = None,
+        observe: Literal["snapshot", "diff"] = "snapshot",
     ) -> None:
         for name, value, least in (
             ("max_steps", max_steps, 1),
@@ -202,6 +215,19 @@ class Agent:
         ):
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
                 raise ValueError(f"{name} must be a whole number >= {least}, not {value!r}")
+        if observe not in ("snapshot", "diff"):
+            raise ValueError(f'observe must be "snapshot" or "diff", not {observe!r}')
+        if ids is not None:
+            from kobrowser._browser import Browser
+
+            numbering = target.ids if isinstance(target, Browser) else target.browser.ids
+            if ids not in ("depth-first", "stable"):
+                raise ValueError(f'ids must be "depth-first" or "stable", not {ids!r}')
+            if ids != numbering:
+                raise ValueError(
+                    f"ids={ids!r} but the browser numbers {numbering!r}: "
+                    f"launch it with kobrowser.launch(ids={ids!r})"
+                )
         if not callable(getattr(model, "complete", None)):
             raise TypeError("model must have `async def complete(self, messages) -> str`")
         self.target = target
@@ -218,6 +244,9 @@ class Agent:
             raise TypeError(f"policy must be a kobrowser.Policy or None, not {policy!r}")
         #: What the model may do (given to the tab's context before each step).
         self.policy = policy
+        self.observe = observe
+        # observe="diff": the snapshot the last prompt showed, and its tab.
+        self._shown: tuple[Snapshot, Tab] | None = None
         #: The result of the latest run (also after ``steps()`` ends or is left).
         self.result: AgentResult | None = None
         self._busy = False
@@ -340,13 +369,14 @@ class Agent:
         seen = await self._observe()
         tab_seen = self._tab()
         tabs, current = self._tabs()
+        page = self._page_text(seen, tab_seen, history)
         messages = build_messages(
             goal=goal,
             steps=history,
             history=self.history,
             max_actions=self.max_actions_per_step,
             url=seen.url,
-            snapshot=seen.text,
+            snapshot=page,
             tabs=tabs,
             current_tab=current,
         )
@@ -360,7 +390,7 @@ class Agent:
             number=number,
             url=seen.url,
             title=seen.title,
-            snapshot_tokens=self.count_tokens(seen.text),
+            snapshot_tokens=self.count_tokens(page),
             prompt_tokens=sum(self.count_tokens(m["content"]) for m in messages),
             reply=reply,
         )
@@ -380,6 +410,27 @@ class Agent:
             return step
         await self._run_actions(step, seen, tab_seen)
         return step
+
+    def _page_text(self, seen: Snapshot, tab: Tab, history: list[Step]) -> str:
+        """What the prompt shows of the page: the snapshot, or with observe="diff" the change."""
+        shown, self._shown = self._shown, (seen, tab)
+        if self.observe != "diff" or shown is None or shown[1] is not tab:
+            return seen.text
+        before = shown[0]
+        if history and history[-1].failed:
+            return seen.text  # a failed step: the whole page, to start again from
+        if _top_document(before) != _top_document(seen):
+            return seen.text
+        stable = tab.browser.ids == "stable"
+        diff = diff_snapshots(before, seen, match_ids=stable)
+        if not stable and diff_snapshots(before, seen, match_ids=True).entries != diff.entries:
+            return seen.text  # depth-first ids moved: the ids shown before no longer hold
+        if not diff:
+            return "(No change on the page since the previous step: its ids still hold.)\n"
+        return (
+            "(Only what changed since the previous step: + added, - removed, ~ changed; "
+            f"the other ids shown before still hold.)\n{diff}"
+        )
 
     async def _run_actions(self, step: Step, seen: Snapshot, tab_seen: Tab) -> None:
         limit = self.max_actions_per_step
@@ -407,7 +458,12 @@ class Agent:
         element = action.element_id
         if element is not None and element not in seen.id_map:
             last = len(seen.id_map)
-            ids = f"ids run from 1 to {last}" if last else "it has no element"
+            if not last:
+                ids = "it has no element"
+            elif list(seen.id_map) == list(range(1, last + 1)):
+                ids = f"ids run from 1 to {last}"
+            else:  # stable ids: the element left the page
+                ids = "the element is no longer on the page"
             return Outcome(
                 action=action,
                 ok=False,
