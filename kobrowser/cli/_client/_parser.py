@@ -191,6 +191,25 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:
         self.exit(2, f"{self.prog}: error: {one_line(message)} (see `{self.prog} --help`)\n")
 
+    def _get_option_tuples(self, option_string: str) -> list[Any]:
+        # An option a command defines exactly (`screenshot --id N`) is that
+        # command's: never read, before the command takes it, as this
+        # parser's abbreviation of a longer global option (`--ids`, `--idle-timeout`).
+        if option_string.split("=", 1)[0] in _command_options(self):
+            return []
+        return list(super()._get_option_tuples(option_string))
+
+
+def _command_options(parser: argparse.ArgumentParser) -> set[str]:
+    """The option strings of every command below ``parser`` (its subparsers', nested)."""
+    found: set[str] = set()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found.update(sub._option_string_actions)
+                found.update(_command_options(sub))
+    return found
+
 
 def _sub(
     parent: Any, name: str, help: str, cmd: str, define: Define | None = None

@@ -179,3 +179,12 @@ def test_the_one_command_parser_equals_the_full_parser(argv: list[str]) -> None:
 def test_mcp_diff_replies_and_stable_ids() -> None:
     cmd, args, options = parse(["mcp", "--snapshot", "diff", "--ids", "stable"])
     assert (cmd, args["snapshot"], options["ids"]) == ("mcp", "diff", "stable")
+
+
+def test_a_commands_own_option_is_not_an_abbreviation_of_a_global_one() -> None:
+    # `--id` is screenshot's; `--ids` and `--idle-timeout` are global options.
+    assert parse(["screenshot", "x.png", "--id", "5"])[1]["id"] == 5
+    assert parse(["--ids", "stable", "screenshot", "--id", "5"])[2]["ids"] == "stable"
+    assert parse(["--idle", "60", "get", "title"])[2]["idle_timeout"] == 60.0  # abbreviations stay
+    with pytest.raises(SystemExit):
+        parse(["--id", "5", "get", "title"])  # before the command: ambiguous
