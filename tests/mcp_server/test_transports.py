@@ -237,7 +237,8 @@ def test_parser() -> None:
         parse(["mcp", "--host", "0.0.0.0"])
     assert exc.value.code == 2
     with pytest.raises(SystemExit):
-        parse(["mcp", "--snapshot", "diff"])
+        parse(["mcp", "--snapshot", "delta"])
+    assert parse(["mcp", "--snapshot", "diff"])[1]["snapshot"] == "diff"
 
 
 def test_alive_helper_sees_this_process() -> None:
