@@ -261,18 +261,23 @@ def _mcp(sub: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
-def _policy(sub: argparse.ArgumentParser) -> None:
-    """The safety options of the model-facing commands (see docs/security.md)."""
+def _policy(sub: argparse.ArgumentParser, *, evaluate: bool = True) -> None:
+    """The safety options of the model-facing commands (see docs/security.md).
+
+    ``evaluate``: offer ``--allow-evaluate`` (the MCP server's evaluate tool; the
+    agent's action grammar has no such verb).
+    """
+    if evaluate:
+        sub.add_argument(
+            "--allow-evaluate", action="store_true",
+            help="offer the JavaScript evaluate tool (default: off)",
+        )  # fmt: skip
     sub.add_argument(
-        "--allow-evaluate", action="store_true",
-        help="offer the JavaScript evaluate tool (default: off)",
-    )  # fmt: skip
-    sub.add_argument(
-        "--allow-origin", action="append", default=[], metavar="PATTERN",
+        "--allow-origin", action="append", default=None, metavar="PATTERN",
         help="load only URLs matching a PATTERN (repeatable; e.g. 'https://*.example.com')",
     )  # fmt: skip
     sub.add_argument(
-        "--block-origin", action="append", default=[], metavar="PATTERN",
+        "--block-origin", action="append", default=None, metavar="PATTERN",
         help="never load URLs matching PATTERN (repeatable; wins over --allow-origin)",
     )  # fmt: skip
     sub.add_argument(
@@ -280,7 +285,7 @@ def _policy(sub: argparse.ArgumentParser) -> None:
         help="let file:// URLs show files under DIR (default: file:// refused)",
     )  # fmt: skip
     sub.add_argument(
-        "--secret", action="append", default=[], metavar="NAME",
+        "--secret", action="append", default=None, metavar="NAME",
         help="a secret the model fills as {{NAME}} without seeing it, read from the "
         "environment variable KOBROWSER_SECRET_NAME (repeatable)",
     )  # fmt: skip
@@ -315,6 +320,7 @@ def _agent(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "-i", "--interactive", action="store_true", help="show the model the -i snapshot"
     )
+    _policy(sub, evaluate=False)
 
 
 #: name -> (help, how to define its arguments); the parser is built lazily

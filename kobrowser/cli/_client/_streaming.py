@@ -88,7 +88,20 @@ def _agent(args: dict[str, Any]) -> dict[str, Any]:
         )
     if importlib.util.find_spec("openai") is None:
         raise usage_error("agent needs the openai package", "pip install 'ko-browser[openai]'")
-    return {**args, "model": model, "base_url": base_url, "api_key": key}
+    files = args["allow_file_access"]
+    if files is not None and not os.path.isdir(files):
+        raise usage_error(f"--allow-file-access {files}: no such directory")
+    # Secrets are read here, from the environment of the command that names them,
+    # and travel to the daemon over its owner-only socket, never on a command line.
+    secrets: dict[str, str] = {}
+    for name in args.pop("secret") or ():
+        value = os.environ.get(f"KOBROWSER_SECRET_{name}")
+        if not name.isidentifier() or not value:
+            raise usage_error(
+                f"--secret {name}: set the environment variable KOBROWSER_SECRET_{name}"
+            )
+        secrets[name] = value
+    return {**args, "model": model, "base_url": base_url, "api_key": key, "secrets": secrets}
 
 
 def progress_printer(

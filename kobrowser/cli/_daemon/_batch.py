@@ -16,9 +16,11 @@ done is success, giving up is a failure (exit 1).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import kobrowser
+from kobrowser import InvalidArgumentError, Policy
 from kobrowser.actions import parse_actions
 from kobrowser.cli._daemon._context import Args, Command, Context, Result
 from kobrowser.cli._daemon._errors import CommandError, UsageError
@@ -86,6 +88,16 @@ async def agent(ctx: Context, args: Args) -> Result:
     api_key = args.optional_text("api_key") or ("not-needed" if base_url else None)
     model = OpenAIChat(args.text("model"), base_url=base_url, api_key=api_key)
     max_steps = args.optional_whole("max_steps")
+    files = args.optional_text("allow_file_access")
+    try:
+        policy = Policy(
+            allow_origins=tuple(args.optional_texts("allow_origin") or ()),
+            block_origins=tuple(args.optional_texts("block_origin") or ()),
+            allow_file_access=None if files is None else Path(files),
+            secrets=args.text_map("secrets"),
+        )
+    except InvalidArgumentError as exc:
+        raise UsageError(f"agent: {exc}") from None
     async with model:
         runner = Agent(
             ctx.browser,
@@ -93,6 +105,7 @@ async def agent(ctx: Context, args: Args) -> Result:
             max_steps=30 if max_steps is None else max_steps,
             interactive=args.flag("interactive"),
             timeout=ctx.timeout,
+            policy=policy,
         )
 
         async def on_step(step: Step) -> None:

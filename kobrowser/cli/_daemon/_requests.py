@@ -52,8 +52,8 @@ CLIENT_SIDE: dict[str, tuple[frozenset[str], dict[str, tuple[Any, ...]]]] = {
     "batch": (frozenset({"file"}), {"text": _STR, "source": _STR}),
     "diff": (frozenset(), {"baseline_text": _OPT_STR}),
     "agent": (
-        frozenset({"model", "base_url", "api_key_env"}),
-        {"model": _STR, "base_url": _OPT_STR, "api_key": _OPT_STR},
+        frozenset({"model", "base_url", "api_key_env", "secret"}),
+        {"model": _STR, "base_url": _OPT_STR, "api_key": _OPT_STR, "secrets": (dict,)},
     ),
 }
 #: Keys of ``opts.start``: the global options that say how a session starts.

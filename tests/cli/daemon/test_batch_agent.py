@@ -224,3 +224,71 @@ def test_agent_usage_errors_exit_2_without_a_daemon(ko: Ko, runtime: Runtime) ->
     for result in (no_model, no_var, no_key):
         assert "Traceback" not in result.stderr and result.stdout == ""
     assert list(runtime.directory.glob("*.sock")) == []
+
+
+def secret_policy(messages: list[dict[str, Any]]) -> str:
+    """Fill the name with the secret {{WHO}} (never its value), greet, report."""
+    page = messages[-1]["content"].rsplit("\nURL: ", 1)[1]
+    greeting = re.search(r'\d+: text "(Hello [^"]*)"', page)
+    if greeting:
+        return f'done "{greeting.group(1)}"'
+    name = re.search(r'(\d+): textbox "Name"', page)
+    greet = re.search(r'(\d+): button "Greet"', page)
+    assert name and greet, page
+    return f'fill {name.group(1)} "{{{{WHO}}}}"\nclick {greet.group(1)}'
+
+
+@pytest.mark.shared_session  # the client reads the secret and sends it with the command
+def test_agent_fills_a_secret_the_model_never_sees(ko: Ko, server: PageServer) -> None:
+    chat = FakeChat(server, secret_policy)
+    ko.ok("open", server.set_page("/form.html", FORM))
+    env = {"FAKE_KEY": "sk-cli", "KOBROWSER_SECRET_WHO": "Grace Hopper"}
+    result = ko(*agent_argv(chat, "--secret", "WHO"), env=env)
+    assert result.returncode == 0, result.stderr
+    # The page got the value; the model, the steps and the answer only the name.
+    assert ko.ok("eval", "document.getElementById('out').textContent") == "Hello Grace Hopper\n"
+    assert len(chat.requests) == 2
+    assert "Grace" not in json.dumps([r["body"] for r in chat.requests])
+    assert "Hello {{WHO}}" in json.dumps(chat.requests[-1]["body"])
+    assert "Grace" not in result.stdout + result.stderr
+    assert result.stdout.splitlines()[-1] == "Hello {{WHO}}"
+
+
+def test_agent_secret_missing_from_the_environment_is_a_usage_error(
+    ko: Ko, runtime: Runtime, server: PageServer
+) -> None:
+    chat = FakeChat(server, secret_policy)
+    result = ko(*agent_argv(chat, "--secret", "NOPE"), env={"FAKE_KEY": "sk-cli"})
+    assert result.returncode == 2
+    assert "KOBROWSER_SECRET_NOPE" in one_line_error(result)
+    assert chat.requests == []
+    assert list(runtime.directory.glob("*.sock")) == []
+
+
+def open_blocked_policy(target: str) -> Any:
+    """Open ``target`` first; once that failed, report what the page is."""
+
+    def reply(messages: list[dict[str, Any]]) -> str:
+        history = json.dumps(messages)
+        if "NavigationError" in history or "refused by policy" in history:
+            return 'done "blocked"'
+        return f"open {target}"
+
+    return reply
+
+
+@pytest.mark.shared_session
+def test_agent_block_origin_keeps_the_model_off_an_origin(ko: Ko, server: PageServer) -> None:
+    target = server.cross_url("/secret-page.html")  # http://localhost:PORT2: another origin
+    server.set_page("/secret-page.html", "<title>secret</title><p>secret</p>")
+    chat = FakeChat(server, open_blocked_policy(target))
+    ko.ok("open", server.set_page("/form.html", FORM))
+    result = ko(
+        *agent_argv(chat, "--block-origin", "http://localhost:*"), env={"FAKE_KEY": "sk-cli"}
+    )
+    assert result.returncode == 0, result.stderr
+    first = result.stdout.splitlines()[0]
+    assert first.startswith(f"1. open {target} -> failed:"), first
+    assert "refused by policy" in first
+    assert "/secret-page.html" not in [r.path for r in server.requests]
+    assert ko.ok("get", "url") == server.url("/form.html") + "\n"
