@@ -54,6 +54,7 @@ import msgspec
 
 from kobrowser.cdp import Keep
 from kobrowser.snapshot._ax import gc_paused
+from kobrowser.snapshot._hidden import ClickableMap, HiddenClickable
 
 if TYPE_CHECKING:
     from kobrowser.cdp import BatchCall, CDPSession
@@ -74,6 +75,11 @@ MAX_TEXT_NODES: Final = 32
 _ELEMENT: Final = 1
 _TEXT: Final = 3
 _NEVER: Final = frozenset({"HTML", "BODY"})
+_SHAPES: Final = frozenset(
+    {"rect", "circle", "ellipse", "line", "polyline", "polygon", "path", "use", "image"}
+)
+"""SVG elements Chrome leaves out of its tree when unnamed: ``graphics-symbol`` lines."""
+_MAX_DEPTH: Final = 256
 
 PARAMS: Final = {
     "computedStyles": ["cursor"],
@@ -234,16 +240,19 @@ def clickable_from_snapshot(raw: bytes | msgspec.Raw) -> dict[int, int]:
         return _map_of(_DECODER.decode(raw))
 
 
-def _map_of(captured: _Captured) -> dict[int, int]:
-    pointer, never = _markers(captured.strings)
-    found: dict[int, int] = {}
+def _map_of(captured: _Captured) -> ClickableMap:
+    pointer, never, shapes = _markers(captured.strings)
+    found = ClickableMap()
+    offset = 0
     for document in captured.documents:
-        _document(document, pointer, never, found)
+        _document(document, pointer, never, found, shapes=shapes, offset=offset)
+        offset += len(document.nodes.backendNodeId)
     return found
 
 
-def _markers(strings: list[str]) -> tuple[int, set[int]]:
-    """The string index of ``pointer`` (-2: none), and those of the elements never clickable."""
+def _markers(strings: list[str]) -> tuple[int, set[int], set[int]]:
+    """The string index of ``pointer`` (-2: none), those of the elements never
+    clickable, and those of the SVG shapes' names."""
     try:
         pointer = strings.index("pointer")
     except ValueError:
@@ -255,7 +264,11 @@ def _markers(strings: list[str]) -> tuple[int, set[int]]:
             while True:
                 at = strings.index(name, at + 1)
                 never.add(at)
-    return pointer, never
+    shapes: set[int] = set()
+    for name in _SHAPES:
+        with contextlib.suppress(ValueError):
+            shapes.add(strings.index(name))
+    return pointer, never, shapes
 
 
 _STYLES: Final = msgspec.json.Decoder(list[list[int]])
@@ -332,7 +345,11 @@ class ClickableIndex:
         owner_of, texts_of, members = self.owner_of, self.texts_of, self.members
         if any(node not in owner_of for node in changed):
             return None
-        found = dict(self.found)
+        found: dict[int, int] = (
+            self.found.copy_with(self.found)
+            if isinstance(self.found, ClickableMap)
+            else dict(self.found)
+        )
         touched: set[int] = set()
         for node in changed:  # removals first: a text node may move between them
             owner = owner_of[node]
@@ -381,9 +398,9 @@ def _index_of(captured: _Captured) -> ClickableIndex | None:
     shadows = document.nodes.shadowRootType
     if shadows is not None and shadows.index:
         return None
-    pointer, never = _markers(captured.strings)
-    index = ClickableIndex({}, {}, {}, {})
-    _document(document, pointer, never, index.found, index)
+    pointer, never, shapes = _markers(captured.strings)
+    index = ClickableIndex(ClickableMap(), {}, {}, {})
+    _document(document, pointer, never, index.found, index, shapes=shapes)
     return index
 
 
@@ -393,6 +410,9 @@ def _document(
     never: set[int],
     found: dict[int, int],
     index: ClickableIndex | None = None,
+    *,
+    shapes: set[int] | None = None,
+    offset: int = 0,
 ) -> None:
     nodes = document.nodes
     parents = nodes.parentIndex
@@ -406,6 +426,8 @@ def _document(
     clickable = _clickable_elements(document, count, pointer, never)
     for i in clickable:
         found[backends[i]] = backends[i]
+    if clickable and isinstance(found, ClickableMap):
+        _hidden(document, clickable, shapes or set(), offset, found)
     # Owner: node index of the innermost clickable element around a node, -1
     # for none (a text node owns nothing); each text node goes to its owner.
     # An owner comes before the nodes it owns: none before the first one.
@@ -475,6 +497,37 @@ def _clickable_elements(
                 continue
         clickable[i] = None
     return clickable
+
+
+def _hidden(
+    document: _Document,
+    clickable: dict[int, None],
+    shapes: set[int],
+    offset: int,
+    found: ClickableMap,
+) -> None:
+    """Record the clickable elements with no child node (``snapshot._hidden``).
+
+    Their role word, DOM ancestors and place in document order; and, when
+    there are any, every node's place (``found.positions``).
+    """
+    nodes = document.nodes
+    parents = nodes.parentIndex
+    names = nodes.nodeName
+    backends = nodes.backendNodeId
+    with_children = set(parents)
+    leaves = [i for i in clickable if i not in with_children]
+    if not leaves:
+        return
+    for i in leaves:
+        ancestors: list[int] = []
+        up = parents[i]
+        while 0 <= up < len(backends) and len(ancestors) < _MAX_DEPTH:
+            ancestors.append(backends[up])
+            up = parents[up]
+        role = "graphics-symbol" if names[i] in shapes else "generic"
+        found.hidden[backends[i]] = HiddenClickable(role, tuple(ancestors), offset + i)
+    found.positions.update(zip(backends, range(offset, offset + len(backends)), strict=False))
 
 
 def _fill(

@@ -59,6 +59,7 @@ from collections.abc import Collection, Mapping
 from typing import Any, Final
 
 from kobrowser.snapshot._ax import AXNode, FlatAXNode, gc_paused, raw_role
+from kobrowser.snapshot._hidden import hidden_of
 from kobrowser.snapshot._labels import LABEL_END, LABEL_START, resolve_labels
 from kobrowser.snapshot._memo import BuildMemo
 from kobrowser.snapshot._node import FrameAX, Node
@@ -88,7 +89,14 @@ from kobrowser.snapshot._states import (
     states_of,
 )
 from kobrowser.snapshot._text import is_password_value, value_to_text
-from kobrowser.snapshot._walkstate import Ctx, finish, frame_state, push_children, push_frame
+from kobrowser.snapshot._walkstate import (
+    Ctx,
+    finish,
+    frame_root,
+    frame_state,
+    push_children,
+    push_frame,
+)
 
 __all__ = ["STATE_ORDER", "FrameAX", "Node", "build_tree"]
 
@@ -209,7 +217,10 @@ def _build(
     fs = frame_state(frame, index, proper)
     # The memo's entries (top frame only), and counts for it: iframes met so
     # far (an output holding one is not recorded), subtrees reused, recorded.
-    entries = memo.entries if memo is not None else None
+    # Not with grafted hidden elements (``_hidden``): their lines hang on no
+    # node of their own that the memo could check.
+    grafts = hidden_of(frame.clickable) is not None
+    entries = memo.entries if memo is not None and not grafts else None
     top_fs = fs
     frames = reused = walked = 0
     top: Ctx = (roots if everything else None, "", False, fs, everything, 0)
@@ -219,7 +230,7 @@ def _build(
     # Stack items: (node, ctx, AX parent, None) or, to finish a printed node,
     # (None, node, the list it was appended to, its kind or candidate data).
     stack: list[tuple[Any, Any, Any, Any]] = []
-    push_children(stack, frame.nodes[0], top, fs[1])
+    push_children(stack, frame_root(frame, fs), top, fs[1])
     push = stack.append
     pop = stack.pop
     roles = ROLE_CACHE

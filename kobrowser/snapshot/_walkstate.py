@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from kobrowser.snapshot._ax import AXNode
+from kobrowser.snapshot._hidden import ROOT_KEY, ClickableMap, graft_hidden, hidden_of
 from kobrowser.snapshot._node import Node
 from kobrowser.snapshot._roles import STRUCTURE
 from kobrowser.snapshot._runs import flush_run, merge_text
@@ -17,7 +18,15 @@ from kobrowser.snapshot._runs import flush_run, merge_text
 if TYPE_CHECKING:
     from kobrowser.snapshot._node import FrameAX
 
-__all__ = ["Ctx", "FrameState", "finish", "frame_state", "push_children", "push_frame"]
+__all__ = [
+    "Ctx",
+    "FrameState",
+    "finish",
+    "frame_root",
+    "frame_state",
+    "push_children",
+    "push_frame",
+]
 
 # A frame being walked: (frame id, nodeId -> node, owner backend id -> child
 # frame, clickable map).
@@ -51,7 +60,8 @@ def frame_state(
 
     With ``index``: a copy of it; for a ``proper`` tree, ``index`` itself, read only.
     """
-    if index is not None and proper:
+    hidden = hidden_of(frame.clickable)
+    if index is not None and proper and hidden is None:
         return (
             frame.frame_id,
             cast("dict[str, AXNode]", _Kept(index)),
@@ -60,7 +70,15 @@ def frame_state(
         )
     by_id = {n.nodeId: n for n in frame.nodes} if index is None else dict(index)
     by_id.pop(frame.nodes[0].nodeId, None)
+    if hidden is not None:
+        graft_hidden(frame.nodes, by_id, cast("ClickableMap", frame.clickable))
     return (frame.frame_id, by_id, frame.children, frame.clickable)
+
+
+def frame_root(frame: FrameAX, fs: FrameState) -> AXNode:
+    """The frame's root for the walk: the grafted one (``_hidden``), else its first node."""
+    grafted = fs[1].pop(ROOT_KEY, None)
+    return frame.nodes[0] if grafted is None else grafted
 
 
 def finish(node: Node, parent: list[Any], kind: int) -> None:
@@ -127,4 +145,4 @@ def push_frame(
     child_fs = frame_state(child)
     # A frame's content is its own world: no clickable owner from outside it.
     child_ctx = (out, carrier, in_field, child_fs, in_scope, 0)
-    push_children(stack, child.nodes[0], child_ctx, child_fs[1])
+    push_children(stack, frame_root(child, child_fs), child_ctx, child_fs[1])

@@ -1,0 +1,167 @@
+"""Clickable elements Chrome leaves out of its tree, grafted back for the walk.
+
+Chrome's accessibility tree has no node for an SVG shape without a name
+(``<rect>``, ``<circle>``, ``<path>`` ...), and marks an empty box
+(``<div style="cursor:pointer">`` with nothing in it) ignored. When the page
+made such an element clickable (its only signal is ``cursor: pointer`` or a
+listener), the spec still gives it a line. The clickable map of its
+session says which elements those can be: a :class:`ClickableMap` carries,
+besides the map itself, its clickable elements with no child node
+(:attr:`ClickableMap.hidden`), each with its role word, its DOM ancestors
+and its position in document order.
+
+:func:`graft_hidden` prepares one walk of a frame: a hidden element that is
+in the frame's tree but ignored is replaced by a node of its role that is
+not ignored; one that is not in the tree at all gets a node of its own,
+listed among the children of its nearest ancestor that is in the tree, in
+document order (before the first child that comes after it in the
+document; children without a DOM node keep their place). The walk then
+treats it as any other clickable element without an interactive role
+(``_promote``): one line, ``clickable``, and an element around it is a
+wrapper. Nothing of the frame is changed: the replaced nodes live in the
+walk's own ``nodeId -> node`` map.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+import msgspec
+
+from kobrowser.snapshot._ax import AXNode, FlatAXNode
+
+__all__ = ["ROOT_KEY", "ClickableMap", "HiddenClickable", "graft_hidden"]
+
+ROOT_KEY = "\0root"
+"""Key of the frame's root in the walk's node map when grafting replaced it."""
+
+
+class HiddenClickable(msgspec.Struct, frozen=True, gc=False):
+    """A clickable element with no child node, as its session's DOM has it.
+
+    Attributes:
+        role: Chrome's role for its line (``graphics-symbol`` for an SVG
+            shape, ``generic`` otherwise).
+        ancestors: Backend ids of its DOM ancestors, nearest first.
+        position: Its place in document order (larger is later).
+    """
+
+    role: str
+    ancestors: tuple[int, ...]
+    position: int
+
+
+class ClickableMap(dict[int, int]):
+    """A clickable map (see ``FrameAX.clickable``) with its hidden candidates.
+
+    Attributes:
+        hidden: Backend id -> :class:`HiddenClickable`, for every clickable
+            element with no child node.
+        positions: Backend id of every DOM node -> its place in document
+            order (filled only when :attr:`hidden` is not empty).
+    """
+
+    __slots__ = ("hidden", "positions")
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        self.hidden: dict[int, HiddenClickable] = {}
+        self.positions: dict[int, int] = {}
+
+    def copy_with(self, found: dict[int, int]) -> ClickableMap:
+        """A map of ``found`` with this map's hidden candidates and positions."""
+        out = ClickableMap(found)
+        out.hidden = self.hidden
+        out.positions = self.positions
+        return out
+
+
+def hidden_of(clickable: object) -> dict[int, HiddenClickable] | None:
+    """The hidden candidates of a clickable map, None when it has none."""
+    if isinstance(clickable, ClickableMap):
+        hidden: dict[int, HiddenClickable] = clickable.hidden
+        return hidden or None
+    return None
+
+
+def graft_hidden(nodes: list[AXNode], by_id: dict[str, AXNode], clickable: ClickableMap) -> bool:
+    """Graft ``clickable``'s hidden candidates into ``by_id`` for one walk.
+
+    Args:
+        nodes: The frame's nodes (root first).
+        by_id: The walk's ``nodeId -> node`` map (root left out); changed in
+            place. A replaced root is put under :data:`ROOT_KEY`.
+        clickable: The frame's clickable map.
+
+    Returns:
+        Whether anything was grafted.
+    """
+    hidden = clickable.hidden
+    by_backend: dict[int, AXNode] = {}
+    for node in nodes:
+        backend = node.backendDOMNodeId
+        if backend is not None:
+            by_backend[backend] = node
+    root = nodes[0]
+    # nodeId of the nearest ancestor in the tree -> [(position, new node)].
+    inserts: dict[str, list[tuple[int, AXNode]]] = {}
+    grafted = False
+    for backend, info in hidden.items():
+        if clickable.get(backend) != backend:
+            continue
+        present = by_backend.get(backend)
+        if present is not None:
+            if present.ignored and present.nodeId in by_id:
+                by_id[present.nodeId] = _node(
+                    present.nodeId, info.role, backend, tuple(present.childIds)
+                )
+                grafted = True
+            continue
+        for up in info.ancestors:
+            holder = by_backend.get(up)
+            if holder is not None:
+                node_id = f"hidden:{backend}"
+                made = _node(node_id, info.role, backend, ())
+                by_id[node_id] = made
+                inserts.setdefault(holder.nodeId, []).append((info.position, made))
+                break
+    positions = clickable.positions
+    for holder_id, added in inserts.items():
+        holder = root if holder_id == root.nodeId else by_id.get(holder_id)
+        if holder is None:
+            continue
+        added.sort(key=lambda item: item[0])
+        # Each child goes before the first listed child that comes after it.
+        ids = _before_later(holder.childIds, added, by_id, positions)
+        replaced = msgspec.structs.replace(holder, childIds=tuple(ids))
+        by_id[ROOT_KEY if holder is root else holder_id] = replaced
+        grafted = True
+    return grafted
+
+
+def _node(node_id: str, role: str, backend: int, children: tuple[str, ...]) -> AXNode:
+    """A flat node of ``role`` (the walk reads flat and full nodes alike)."""
+    made = FlatAXNode(nodeId=node_id, role=role, childIds=children, backendDOMNodeId=backend)
+    return cast("AXNode", made)
+
+
+def _before_later(
+    child_ids: list[str] | tuple[str, ...],
+    added: list[tuple[int, AXNode]],
+    by_id: dict[str, AXNode],
+    positions: dict[int, int],
+) -> list[str]:
+    """``child_ids`` with the added nodes (sorted) each before the first later child."""
+    ids: list[str] = []
+    at = 0
+    for cid in child_ids:
+        child = by_id.get(cid)
+        backend = child.backendDOMNodeId if child is not None else None
+        place = positions.get(backend) if backend is not None else None
+        if place is not None:
+            while at < len(added) and added[at][0] < place:
+                ids.append(added[at][1].nodeId)
+                at += 1
+        ids.append(cid)
+    ids.extend(item[1].nodeId for item in added[at:])
+    return ids
