@@ -223,6 +223,10 @@ class ClickableMaps:
         """Record that ``session``'s call failed (its map is empty)."""
         self._maps.setdefault(session, {})
 
+    def items(self) -> list[tuple[CDPSession, Mapping[int, int]]]:
+        """Every session's map known so far."""
+        return list(self._maps.items())
+
     def get(self, session: CDPSession) -> Mapping[int, int] | None:
         """``session``'s map, or ``None`` when it has not arrived (yet)."""
         return self._maps.get(session)

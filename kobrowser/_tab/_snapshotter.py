@@ -19,6 +19,7 @@ from kobrowser._concurrency import gather, unwrapping
 from kobrowser._tab._clickable import ClickableMaps
 from kobrowser._tab._clickwatch import ClickWatch
 from kobrowser._tab._fetch import FetchCache, fetch_frames, resolve_scope
+from kobrowser._tab._hints import add_hints
 from kobrowser._tab._incremental import IncrementalBuilder, compare_numbered
 from kobrowser._tab._snapshot import Element, Snapshot, number_snapshot
 from kobrowser._tab._stableids import StableIds
@@ -161,6 +162,8 @@ class Snapshotter:
                 top_frame = fetched.root.frame_id
                 scope = {(top_frame, backend) for backend in found}
 
+        if maps is not None:
+            await add_hints(maps, timeout=timeout)  # names of icon-only controls
         # Building, filtering and numbering allocate hundreds of thousands of
         # objects, and the fetched AX structs hold tens of thousands of lists:
         # one collector pause over the whole stretch (no await in it), with the

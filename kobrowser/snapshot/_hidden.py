@@ -30,7 +30,14 @@ import msgspec
 
 from kobrowser.snapshot._ax import AXNode, FlatAXNode
 
-__all__ = ["ROOT_KEY", "ClickableMap", "HiddenClickable", "graft_hidden"]
+__all__ = [
+    "ROOT_KEY",
+    "ClickableMap",
+    "HiddenClickable",
+    "derived_name",
+    "graft_hidden",
+    "hidden_of",
+]
 
 ROOT_KEY = "\0root"
 """Key of the frame's root in the walk's node map when grafting replaced it."""
@@ -59,20 +66,25 @@ class ClickableMap(dict[int, int]):
             element with no child node.
         positions: Backend id of every DOM node -> its place in document
             order (filled only when :attr:`hidden` is not empty).
+        names: Backend id of a hidden candidate -> the name derived from
+            what the page says about it (``file:``, ``id:`` or ``title:``,
+            see ``kobrowser._tab._hints``), given to it when Chrome gives none.
     """
 
-    __slots__ = ("hidden", "positions")
+    __slots__ = ("hidden", "names", "positions")
 
     def __init__(self, *args: object) -> None:
         super().__init__(*args)
         self.hidden: dict[int, HiddenClickable] = {}
         self.positions: dict[int, int] = {}
+        self.names: dict[int, str] = {}
 
     def copy_with(self, found: dict[int, int]) -> ClickableMap:
         """A map of ``found`` with this map's hidden candidates and positions."""
         out = ClickableMap(found)
         out.hidden = self.hidden
         out.positions = self.positions
+        out.names = self.names
         return out
 
 
@@ -82,6 +94,13 @@ def hidden_of(clickable: object) -> dict[int, HiddenClickable] | None:
         hidden: dict[int, HiddenClickable] = clickable.hidden
         return hidden or None
     return None
+
+
+def derived_name(clickable: object, backend: int | None) -> str:
+    """The derived name of hidden candidate ``backend`` ("" for none)."""
+    if backend is None or not isinstance(clickable, ClickableMap):
+        return ""
+    return clickable.names.get(backend, "")
 
 
 def graft_hidden(nodes: list[AXNode], by_id: dict[str, AXNode], clickable: ClickableMap) -> bool:

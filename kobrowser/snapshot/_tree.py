@@ -59,7 +59,7 @@ from collections.abc import Collection, Mapping
 from typing import Any, Final
 
 from kobrowser.snapshot._ax import AXNode, FlatAXNode, gc_paused, raw_role
-from kobrowser.snapshot._hidden import hidden_of
+from kobrowser.snapshot._hidden import derived_name, hidden_of
 from kobrowser.snapshot._labels import LABEL_END, LABEL_START, resolve_labels
 from kobrowser.snapshot._memo import BuildMemo
 from kobrowser.snapshot._node import FrameAX, Node
@@ -369,6 +369,8 @@ def _build(
                 promote = CLICKABLE_BIT
             if flags & FOCUSABLE:
                 promote |= FOCUSABLE_BIT
+        if promote & CLICKABLE_BIT and not name:
+            name = derived_name(clickmap, backend)  # an icon-only control (``_hidden``)
         # A printed element (or, outside the scope, one that would be).
         child_field = in_field or (bool(flags & EDITABLE) and role in FIELD_ROLES)
         child_carrier = carrier if only_candidate else ("" if kind == IFRAME else name)

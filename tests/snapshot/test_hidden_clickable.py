@@ -107,3 +107,25 @@ def test_grafting_leaves_the_frame_unchanged() -> None:
     assert lines(top) == ["1: graphicssymbol clickable"]
     assert [(node.nodeId, tuple(node.childIds)) for node in top.nodes] == before
     assert lines(top) == ["1: graphicssymbol clickable"]  # a second build, same answer
+
+
+def test_an_unnamed_icon_takes_its_derived_name() -> None:
+    top = frame(
+        el("generic", None, text("Katrina", backend=2), backend=1),
+        el("image", None, backend=3),
+        el("image", None, backend=4),
+        el("image", "Archive", backend=5),
+    )
+    root = top.nodes[0].backendDOMNodeId
+    assert root is not None
+    top.clickable = _map(
+        top,
+        {3: ("generic", (root,), 3), 4: ("generic", (root,), 4), 5: ("generic", (root,), 5)},
+    )
+    top.clickable.names = {3: "file:delete.png", 4: "id:star", 5: "file:archive.png"}
+    assert lines(top) == [
+        '1: text "Katrina"',
+        '2: img "file:delete.png" clickable',
+        '3: img "id:star" clickable',
+        '4: img "Archive" clickable',  # Chrome's name wins
+    ]
