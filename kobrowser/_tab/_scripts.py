@@ -320,6 +320,10 @@ INFO = r"""function(what, arg) {
   const el = node.nodeType === 1 ? node : node.parentElement;
   switch (what) {
     case 'text':
+      // A text field's text is its value, exactly (innerText is its default text).
+      if (node.nodeType === 1 && (node.tagName === 'TEXTAREA' || (node.tagName === 'INPUT'
+          && !/^(button|checkbox|color|file|hidden|image|radio|range|reset|submit)$/i
+            .test(node.type)))) return String(node.value);
       return node.nodeType === 1 ? (node.innerText ?? node.textContent) : node.textContent;
     case 'html': return node.nodeType === 1 ? node.outerHTML : node.textContent;
     case 'value':

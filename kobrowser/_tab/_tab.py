@@ -821,10 +821,12 @@ class Tab:
     async def text(self, element_id: int, *, timeout: float | None = None) -> str:
         """The whole text of element ``element_id``.
 
-        For an element, its rendered text (``innerText``). For a ``text``
-        line, every piece merged into it, as the snapshot read it (the
-        printed line may be cut at ``text_limit``), once the line's first
-        text node is checked to be still in the page.
+        For an element, its rendered text (``innerText``); for a text field
+        (``<textarea>``, a text-like ``<input>``), its value exactly, every
+        space and line break kept. For a ``text`` line, every piece merged
+        into it, as the snapshot read it (the printed line may be cut at
+        ``text_limit``), once the line's first text node is checked to be
+        still in the page.
         """
         return await _readers.text(self._act, element_id, deadline=self._deadline(timeout))
 
@@ -833,7 +835,11 @@ class Tab:
         return await _readers.html(self._act, element_id, deadline=self._deadline(timeout))
 
     async def value(self, element_id: int, *, timeout: float | None = None) -> str | None:
-        """The current value of a form field (None for elements without one)."""
+        """The current value of a form field (None for elements without one).
+
+        Exactly as the field holds it, every space and line break kept (the
+        snapshot line shows it normalized).
+        """
         return await _readers.value(self._act, element_id, deadline=self._deadline(timeout))
 
     async def attr(self, element_id: int, name: str, *, timeout: float | None = None) -> str | None:

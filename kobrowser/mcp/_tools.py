@@ -155,7 +155,7 @@ class BrowserTools:
         return await self._run(body, page=False)
 
     async def text(self, id: ElementId) -> CallToolResult:
-        """The whole text of element `id`."""
+        """The whole text of element `id`; a text field's exact value (spaces kept)."""
 
         async def body() -> str:
             return await self._tab().text(id) or f"(element {id} has no text)"

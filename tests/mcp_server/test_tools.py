@@ -193,6 +193,19 @@ async def test_text_limit(browser: Browser, server: PageServer) -> None:
         assert 'text "Two items, total $41.98"' in whole
 
 
+async def test_text_reads_a_field_value_exactly(browser: Browser, server: PageServer) -> None:
+    page = (
+        "<!doctype html><title>T</title><textarea></textarea>"
+        "<script>document.querySelector('textarea').value = 'Leo  faucibus, neque, '</script>"
+    )
+    async with Client(build_server(browser)) as client:
+        await call(client, "open", url=server.set_page("/mcp-field.html", page))
+        snap = await call(client, "snapshot")
+        field = find_id(snap, "textbox")
+        assert 'value="Leo faucibus, neque,"' in snap
+        assert await call(client, "text", id=field) == "Leo  faucibus, neque, "
+
+
 async def test_find(browser: Browser, server: PageServer) -> None:
     async with Client(build_server(browser)) as client:
         await call(client, "open", url=checkout(server))
