@@ -67,24 +67,8 @@ async def click(
             modifiers=mask,
         )
         guards = await _read_guards(target, deadline, wait={"pointerup": click_count})
-        verdict = click_verdict(guards, click_count)
-        if verdict == "done":
+        if click_verdict(guards, click_count) == "done":
             return
-        if verdict == "partial":
-            raise NotInteractableError(
-                f"element {element_id} was pressed, but the rest of the click went "
-                "elsewhere (the element moved, or the page changed under the pointer) "
-                "and was blocked. Take a new snapshot.",
-                element_id,
-            )
-        if verdict == "stopped":
-            raise NotInteractableError(
-                f"the page stopped the press of the click on element {element_id} "
-                "(a listener on its window that runs first) and the rest of the click "
-                "did not reach the element: it was blocked, and is not sent again (the "
-                "page saw it). Take a new snapshot.",
-                element_id,
-            )
     raise NotInteractableError(
         f"no click reached element {element_id}: it kept moving away from the pointer, "
         "or its frame kept missing the press. Take a new snapshot and try again.",
@@ -93,33 +77,27 @@ async def click(
 
 
 def click_verdict(guards: Guards | None, click_count: int) -> str:
-    """Judge one click from what the pointer guards saw.
+    """Judge one click by what reached the element.
 
     Returns:
-        ``"done"`` when the click happened (or navigated the element's
-        frame away, or the page removed the element in answer to its
-        press); ``"retry"`` when nothing of the click reached the element
-        and its frame saw no release without a press, so the guards kept
-        every part of it from the page's elements and it can be sent
-        again; ``"partial"`` when part of the click reached the element
-        but later events went elsewhere and were blocked: sending it again
-        would press the element twice; ``"stopped"`` when the element's
-        frame got the click but a page listener that ran before the guard
-        stopped its press, and the rest went elsewhere: that listener saw
-        the whole click, so it is not sent again either.
+        ``"retry"`` when nothing of the click reached the page: its press
+        landed elsewhere (the page moved under the pointer, or Chrome routed
+        it to a parent frame) and the guards blocked it and the rest, so it
+        can be sent again. ``"done"`` otherwise: the click reached the
+        element, or the page received it (its press reached the element and
+        the rest went where a real mouse sends it; a page listener that ran
+        before the guard stopped the press), or the element's frame
+        navigated away. A click the page received is never reported as
+        failed, and never sent again.
     """
+    del click_count  # a double click is judged as one: by its first press
     if guards is None:
         return "done"
     if not guards.blocked and not guards.misrouted:
         return "done"
-    if guards.ok == 0 and not guards.unpressed:
+    if guards.ok == 0 and not guards.unpressed and not guards.followed:
         return "retry"
-    if guards.detached:
-        # The page removed (or hid) the element in answer to its press (a
-        # menu that picks on mousedown and closes): the click did what it could; the
-        # rest of it, bound for what lay beneath, stays blocked.
-        return "done"
-    return "stopped" if guards.unpressed else "partial"
+    return "done"
 
 
 class Guards(NamedTuple):
@@ -146,6 +124,9 @@ class Guards(NamedTuple):
     detached: bool = False
     """Whether the element was out of its document, or no longer rendered
     (``display: none``), when the guard was read."""
+    followed: int = 0
+    """Releases and clicks of ours that went elsewhere after the press reached
+    the element (or was stopped by the page), let through as a real mouse's."""
     unpressed: int = 0
     """Releases and clicks of ours the element's frame saw before any press
     (``pointerdown`` or ``mousedown``): a page listener that ran before the
@@ -198,6 +179,7 @@ async def _read_guards(
         pressed=int(own.get("pressed", 0)),
         detached=bool(own.get("detached", False)),
         unpressed=int(own.get("unpressed", 0)),
+        followed=int(own.get("followed", 0)),
     )
 
 

@@ -73,8 +73,8 @@ const GUARD_TYPES = ['pointerdown', 'pointerup', 'mousedown', 'mouseup', 'click'
   'dblclick', 'auxclick', 'contextmenu'];
 const armGuard = (el, ms, hop) => {
   // One guard per frame on the way to the element. In the element's own
-  // frame, a button event reaches the page only if it lands in the element
-  // and the press of its click did too: a click is all or nothing. In a
+  // frame, a press reaches the page only if it lands in the element; once
+  // it did, the rest of its click goes where a real mouse sends it. In a
   // frame on the way (`hop`: el is the <iframe> holding the element), no
   // button event of ours may reach the page at all: one that lands on the
   // <iframe> itself was routed to this frame instead of into the child
@@ -123,6 +123,15 @@ const armGuard = (el, ms, hop) => {
         // That press would be stopped for a real mouse too: the rest of the
         // click goes on to the element, as it would then.
         g.live = true;
+      if (!g.hop && !press && !onEl && (g.down === true || unpressed)) {
+        // The press reached the element (or the page stopped it first): the
+        // rest of the click goes where a real mouse sends it, the release
+        // where the pointer is now (the page moved or covered the element in
+        // answer to the press), the click to what holds both. The page
+        // received this click; nothing of it is blocked.
+        g.followed++;
+        return;
+      }
       if (!g.hop && onEl && g.live) {
         g.ok++;
         g.hits[e.type] = (g.hits[e.type] || 0) + 1;
@@ -154,8 +163,8 @@ const armGuard = (el, ms, hop) => {
   }
   const roots = rootsOf(el);
   w.__koGuard = {el, hop: !!hop, live: false, capture: null, ok: 0, blocked: 0, misrouted: 0,
-    unpressed: 0, hits: {}, counts: {}, until: performance.now() + ms, roots, veil: veilOf(roots),
-    at: null, down: null, up: null, forward: false, passed: null};
+    unpressed: 0, followed: 0, hits: {}, counts: {}, until: performance.now() + ms, roots,
+    veil: veilOf(roots), at: null, down: null, up: null, forward: false, passed: null};
   if (!hop) {
     w.__koRoots = w.__koRoots || new WeakSet();
     for (const root of roots) {
@@ -312,6 +321,7 @@ GUARD_READ = r"""async function(keep, wait) {
   return g ? {ok: g.ok, blocked: g.blocked, misrouted: g.misrouted,
     moves: g.counts.mousemove || 0, downs: g.counts.pointerdown || 0,
     ups: g.counts.pointerup || 0, pressed: g.hits.pointerdown || 0, unpressed: g.unpressed,
+    followed: g.followed,
     detached: !g.el.isConnected || !shown(g.el)} : null;
 }"""
 

@@ -654,13 +654,15 @@ class Tab:
 
         Waits (up to ``timeout``) until the element is visible, stable,
         enabled and is what receives the pointer; a point of the element not
-        covered by another is chosen. A click is all or nothing: button
-        events that would reach any other element (the page changed between
-        the check and the click, or Chrome routed the input to a parent
-        frame) are blocked, and so is the rest of a click whose press went
-        elsewhere. A click none of whose press reached the element is sent
-        again (up to 5 times); one whose press landed but whose release went
-        elsewhere raises NotInteractableError rather than press twice.
+        covered by another is chosen. A click is judged by what reached the
+        element: a press that would reach any other element (the page
+        changed between the check and the click, or Chrome routed the input
+        to a parent frame) is blocked with the rest of its click, and the
+        click is sent again (up to 5 times). Once the press reached the
+        element the page has received the click: the rest goes where a real
+        mouse sends it (the release where the pointer is, should the page
+        move or cover the element in answer to the press), and the click is
+        done, never reported failed and never sent again.
 
         Args:
             element_id: the id from the latest snapshot.

@@ -114,7 +114,7 @@ async def test_double_click_whose_presses_the_page_stopped_is_sent_once(
 
 # The page swallows the press and, in answer to it, covers the button: the
 # release and the click land on the cover. For a real mouse the button gets
-# no click; kobrowser blocks the rest and must not press again.
+# no click; kobrowser lets the rest go there too and must not press again.
 STOPPED_AND_COVERED = STOPPED.replace(
     "STOP",
     """
@@ -133,12 +133,13 @@ addEventListener('click', () => setTimeout(() => { cover.style.display = 'none';
 
 
 @pytest.mark.parametrize("where", WHERE)
-async def test_click_whose_stopped_press_moved_the_page_raises_once(
+async def test_click_whose_stopped_press_moved_the_page_is_received_once(
     open_tab: Any, page_url: Any, where: str
 ) -> None:
-    """The release after a press the page swallowed went elsewhere: the click
-    raises (the press reached the frame; sending it again would show the page
-    a second one) and the page's early listeners saw one click."""
+    """The release after a press the page swallowed went elsewhere: the page
+    received the click, so it succeeds (never reported failed), is not sent
+    again (that would show the page a second one), and the page's early
+    listeners saw one click."""
     async with open_tab(_url(page_url, STOPPED_AND_COVERED, where)) as tab:
         snap = await tab.snapshot()
         button = find(snap, "button", "Target")
@@ -146,6 +147,4 @@ async def test_click_whose_stopped_press_moved_the_page_raises_once(
         seen, onclick = await _seen(button)
         assert seen == {"pointerdown": 1, "mousedown": 1, "pointerup": 1, "mouseup": 1, "click": 1}
         assert onclick == 0
-        assert isinstance(failed, NotInteractableError)
-        assert failed.element_id == button.id
-        assert "stopped the press" in str(failed)
+        assert failed is None
