@@ -235,7 +235,10 @@ async def run_all(rounds: int) -> tuple[list[dict[str, Any]], dict[str, int], st
     if os.geteuid() == 0:
         pw_cmd.append("--no-sandbox")
     results = []
-    tool_tokens: dict[str, int] = {}
+    tool_tokens: dict[str, int] = {
+        f"kobrowser --tools {tools}": tokens
+        for tools, tokens in (await tool_profile_tokens()).items()
+    }
     with _Pages(rows=200) as server, tempfile.TemporaryDirectory() as cwd:
         async with contextlib.AsyncExitStack() as stack:
             kb_client = await stack.enter_async_context(_client(kb_cmd, cwd))
@@ -251,6 +254,24 @@ async def run_all(rounds: int) -> tuple[list[dict[str, Any]], dict[str, int], st
                 print(f"{page}: {result['tokens']}", file=sys.stderr, flush=True)
                 results.append(result)
     return results, tool_tokens, note
+
+
+async def tool_profile_tokens() -> dict[str, int]:
+    """o200k tokens of kobrowser's tool list (as :func:`_tools_json` writes it)
+    for ``--tools all`` and ``--tools core``, read in-process (no page loaded)."""
+    from mcp import Client
+
+    import kobrowser
+    from kobrowser.mcp import build_server
+
+    out: dict[str, int] = {}
+    chrome = shutil.which("chromium") or "/usr/bin/chromium"
+    async with kobrowser.launch(executable_path=chrome) as browser:
+        for tools in ("all", "core"):
+            async with Client(build_server(browser, tools=tools)) as client:
+                listed = (await client.list_tools()).tools
+                out[tools] = count_tokens(_tools_json(listed))
+    return out
 
 
 def _head(text: str, lines: int = 12) -> str:
@@ -302,6 +323,10 @@ def report(results: list[dict[str, Any]], tool_tokens: dict[str, int], note: str
     lines += [
         row("all", "tool list (JSON, once per session)",
             tool_tokens["kobrowser"], tool_tokens.get("playwright")),
+        row("all", "tool list, `--tools all` (in-process)",
+            tool_tokens.get("kobrowser --tools all"), None, ratio=False),
+        row("all", "tool list, `--tools core` (in-process)",
+            tool_tokens.get("kobrowser --tools core"), None, ratio=False),
         "",
         "Median time of the snapshot call over the stdio transport (client to reply):",
         "",

@@ -57,6 +57,7 @@ def main(args: dict[str, Any], options: dict[str, Any]) -> int:
         host=args.get("host"),
         snapshot=args.get("snapshot") or "interactive",
         allow_evaluate=bool(args.get("allow_evaluate")),
+        tools=args.get("tools") or "all",
         upload_dir=upload_dir,
         allow_origins=tuple(args.get("allow_origin") or ()),
         block_origins=tuple(args.get("block_origin") or ()),

@@ -23,13 +23,21 @@ import typing as _typing
 if _typing.TYPE_CHECKING:
     from kobrowser.mcp._run import ServeOptions, serve
     from kobrowser.mcp._runner import SnapshotMode
-    from kobrowser.mcp._server import INSTRUCTIONS, TOOL_NAMES, build_server
+    from kobrowser.mcp._server import (
+        CORE_TOOL_NAMES,
+        INSTRUCTIONS,
+        TOOL_NAMES,
+        ToolSet,
+        build_server,
+    )
 
 _LAZY = {
+    "CORE_TOOL_NAMES": "._server",
     "INSTRUCTIONS": "._server",
     "TOOL_NAMES": "._server",
     "ServeOptions": "._run",
     "SnapshotMode": "._runner",
+    "ToolSet": "._server",
     "build_server": "._server",
     "serve": "._run",
 }
@@ -46,4 +54,13 @@ def __getattr__(name: str) -> _typing.Any:
     return value
 
 
-__all__ = ["INSTRUCTIONS", "TOOL_NAMES", "ServeOptions", "SnapshotMode", "build_server", "serve"]
+__all__ = [
+    "CORE_TOOL_NAMES",
+    "INSTRUCTIONS",
+    "TOOL_NAMES",
+    "ServeOptions",
+    "SnapshotMode",
+    "ToolSet",
+    "build_server",
+    "serve",
+]

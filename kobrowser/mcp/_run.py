@@ -21,7 +21,7 @@ import anyio
 import kobrowser
 from kobrowser.mcp._runner import SnapshotMode
 from kobrowser.mcp._safety import http_access_problem
-from kobrowser.mcp._server import build_server
+from kobrowser.mcp._server import ToolSet, build_server
 from kobrowser.mcp._stdio import stdio_streams
 from kobrowser.mcp._stopping import Stopper, say
 
@@ -40,6 +40,7 @@ class ServeOptions:
         host: the address to bind over HTTP; None: 127.0.0.1, loopback clients only.
         snapshot: what every action replies with (see :func:`build_server`).
         allow_evaluate: offer the ``evaluate`` tool (default: off).
+        tools: which tools to offer: ``"all"`` or ``"core"`` (see :func:`build_server`).
         upload_dir: the directory ``upload`` may take files from; None: no uploads.
         allow_origins: only URLs matching one of these patterns load (empty: any).
         block_origins: URLs matching one of these patterns never load.
@@ -58,6 +59,7 @@ class ServeOptions:
     host: str | None = None
     snapshot: SnapshotMode = "interactive"
     allow_evaluate: bool = False
+    tools: ToolSet = "all"
     upload_dir: str | None = None
     allow_origins: tuple[str, ...] = ()
     block_origins: tuple[str, ...] = ()
@@ -124,7 +126,9 @@ async def _serve(options: ServeOptions, stopper: Stopper) -> None:
         )
     async with browser:
         await browser.default_context.set_policy(policy)
-        server = build_server(browser, snapshot=options.snapshot, policy=policy)
+        server = build_server(
+            browser, snapshot=options.snapshot, policy=policy, tools=options.tools
+        )
         what = f"pid {os.getpid()}, " + (
             f"Chrome pid {browser.pid}" if browser.pid else f"Chrome at {options.cdp}"
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
@@ -16,7 +16,7 @@ from kobrowser.mcp._tools import BrowserTools
 if TYPE_CHECKING:
     from kobrowser import Browser
 
-__all__ = ["INSTRUCTIONS", "TOOL_NAMES", "build_server"]
+__all__ = ["CORE_TOOL_NAMES", "INSTRUCTIONS", "TOOL_NAMES", "ToolSet", "build_server"]
 
 #: What the host puts in the model's context about this server.
 INSTRUCTIONS = """\
@@ -63,6 +63,15 @@ TOOL_NAMES = (
     "batch",
 )
 
+#: The tools of ``tools="core"``: navigation, the snapshot, the element actions
+#: (reading an element's text included), tabs and waiting. Left out: ``find``,
+#: ``evaluate`` and ``batch``.
+CORE_TOOL_NAMES = tuple(name for name in TOOL_NAMES if name not in {"find", "evaluate", "batch"})
+
+#: Which tools a server offers: ``"all"`` (:data:`TOOL_NAMES`) or ``"core"``
+#: (:data:`CORE_TOOL_NAMES`, a shorter tool list in the model's context).
+ToolSet = Literal["all", "core"]
+
 _READ_ONLY = frozenset({"snapshot", "find", "text"})
 
 
@@ -73,6 +82,7 @@ def build_server(
     allow_evaluate: bool | None = None,
     upload_dir: str | os.PathLike[str] | None = None,
     policy: kobrowser.Policy | None = None,
+    tools: ToolSet = "all",
 ) -> MCPServer[Any]:
     """An MCP server whose tools drive ``browser`` (already open, e.g. ``async with launch()``).
 
@@ -99,11 +109,17 @@ def build_server(
             first tool runs, the server gives it to the browser's default
             context (:meth:`~kobrowser.BrowserContext.set_policy`), where the
             library enforces it on every navigation, redirect, popup and frame.
+        tools: ``"all"`` (every tool, :data:`TOOL_NAMES`) or ``"core"``
+            (:data:`CORE_TOOL_NAMES`: navigation, snapshot, the element
+            actions, tabs and wait).
 
     Raises:
-        ValueError: unknown ``snapshot`` mode, or ``policy`` given with
-            ``allow_evaluate`` or ``upload_dir``.
+        ValueError: unknown ``snapshot`` mode or ``tools`` set, or ``policy``
+            given with ``allow_evaluate`` or ``upload_dir``.
     """
+    if tools not in ("all", "core"):
+        raise ValueError(f"tools must be all or core, not {tools!r}")
+    tool_names = TOOL_NAMES if tools == "all" else CORE_TOOL_NAMES
     if snapshot not in ("full", "interactive", "diff", "none"):
         raise ValueError(f"snapshot must be full, interactive, diff or none, not {snapshot!r}")
     if policy is None:
@@ -114,7 +130,7 @@ def build_server(
     elif allow_evaluate is not None or upload_dir is not None:
         raise ValueError("give allow_evaluate and upload_dir in the policy, not beside it")
     allow_evaluate = policy.allow_evaluate
-    tools = BrowserTools(browser, snapshot=snapshot, policy=policy)
+    browser_tools = BrowserTools(browser, snapshot=snapshot, policy=policy)
     instructions = (
         INSTRUCTIONS
         + (STABLE_IDS if browser.ids == "stable" else "")
@@ -133,10 +149,10 @@ def build_server(
         version=kobrowser.__version__,
         log_level="WARNING",
     )
-    for name in TOOL_NAMES:
+    for name in tool_names:
         if name == "evaluate" and not allow_evaluate:
             continue
-        method = getattr(tools, name)
+        method = getattr(browser_tools, name)
         server.add_tool(
             method,
             name=name,

@@ -12,7 +12,7 @@ from _server import PageServer
 from mcp import Client
 
 from kobrowser import Browser
-from kobrowser.mcp import INSTRUCTIONS, TOOL_NAMES, build_server
+from kobrowser.mcp import CORE_TOOL_NAMES, INSTRUCTIONS, TOOL_NAMES, build_server
 
 from .conftest import call, find_id
 
@@ -88,6 +88,30 @@ async def test_no_evaluate_leaves_the_tool_out(browser: Browser) -> None:
     async with Client(build_server(browser, allow_evaluate=True)) as client:
         names = [tool.name for tool in (await client.list_tools()).tools]
     assert names == list(TOOL_NAMES)
+
+
+async def test_core_tools_leave_out_find_evaluate_and_batch(
+    browser: Browser, server: PageServer
+) -> None:
+    async with Client(build_server(browser, tools="core")) as client:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        assert names == list(CORE_TOOL_NAMES)
+        assert names == [n for n in TOOL_NAMES if n not in ("find", "evaluate", "batch")]
+        # Navigation, snapshot, an element action, reading, tabs and wait all work.
+        await call(client, "open", url=server.set_page("/core.html", "<title>T</title><button>Go"))
+        snap = await call(client, "snapshot")
+        await call(client, "click", id=find_id(snap, 'button "Go"'))
+        assert await call(client, "text", id=find_id(snap, 'button "Go"')) == "Go"
+        assert "T" in await call(client, "tabs")
+        await call(client, "wait_for", text="Go")
+        await call(client, "find", error=True, name="Go")
+    async with Client(build_server(browser, tools="all")) as client:
+        assert [tool.name for tool in (await client.list_tools()).tools] == list(TOOL_NAMES)
+
+
+def test_unknown_tool_set_is_refused(browser: Browser) -> None:
+    with pytest.raises(ValueError, match="tools must be all or core"):
+        build_server(browser, tools="some")  # type: ignore[arg-type]
 
 
 async def test_open_snapshot_fill_click_in_cross_origin_iframe_then_stale_id(

@@ -256,6 +256,10 @@ def _mcp(sub: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     _policy(sub)
     sub.add_argument(
+        "--tools", choices=("all", "core"), default="all",
+        help="all tools (default), or core: navigation, snapshot, element actions, tabs, wait",
+    )  # fmt: skip
+    sub.add_argument(
         "--allow-upload-from", default=None, metavar="DIR",
         help="let the upload tool take files from DIR (default: uploads refused)",
     )  # fmt: skip
