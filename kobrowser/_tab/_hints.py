@@ -14,7 +14,7 @@ element when Chrome gives it no name.
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Protocol
 
 import anyio
 
@@ -23,10 +23,17 @@ from kobrowser._tab._runtime import runtime_value
 from kobrowser.snapshot._hidden import ClickableMap
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from kobrowser._tab._clickable import ClickableMaps
     from kobrowser.cdp import CDPSession
+    from kobrowser.snapshot import Node
 
-__all__ = ["MAX_HINTS", "add_hints"]
+    class _Document(Protocol):
+        session: CDPSession
+
+
+__all__ = ["MAX_HINTS", "add_hints", "name_icons"]
 
 MAX_HINTS: Final = 64
 """The most elements of one session asked about per snapshot (the first in document order)."""
@@ -117,3 +124,28 @@ async def _hint(session: CDPSession, backend: int, names: dict[int, str], timeou
         return
     if isinstance(name, str) and name:
         names[backend] = name
+
+
+def name_icons(tree: list[Node], documents: Mapping[str, _Document], maps: ClickableMaps) -> None:
+    """Give the derived names to unnamed clickable lines the walk could not name.
+
+    The walk names them (``FrameAX.clickable``'s ``names``), but a frame
+    built ahead of the hints (an out-of-process frame, built as its answer
+    arrives) is named here, in place, before numbering.
+    """
+    by_frame: dict[str, dict[int, str]] = {}
+    for frame_id, document in documents.items():
+        found = maps.get(document.session)
+        if isinstance(found, ClickableMap) and found.names:
+            by_frame[frame_id] = found.names
+    if not by_frame:
+        return
+    stack = list(tree)
+    while stack:
+        node = stack.pop()
+        backend = node.backend_node_id
+        if not node.name and backend is not None and "clickable" in node.states:
+            names = by_frame.get(node.frame_id)
+            if names is not None:
+                node.name = names.get(backend, "")
+        stack.extend(node.children)

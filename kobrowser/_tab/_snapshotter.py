@@ -19,7 +19,7 @@ from kobrowser._concurrency import gather, unwrapping
 from kobrowser._tab._clickable import ClickableMaps
 from kobrowser._tab._clickwatch import ClickWatch
 from kobrowser._tab._fetch import FetchCache, fetch_frames, resolve_scope
-from kobrowser._tab._hints import add_hints
+from kobrowser._tab._hints import add_hints, name_icons
 from kobrowser._tab._incremental import IncrementalBuilder, compare_numbered
 from kobrowser._tab._snapshot import Element, Snapshot, number_snapshot
 from kobrowser._tab._stableids import StableIds
@@ -252,6 +252,8 @@ class Snapshotter:
 
         incremental = self.incremental
         tree, reused = incremental.build(fetched.root, answer, scope=scope)
+        if maps is not None:
+            name_icons(tree, fetched.documents, maps)  # frames built ahead of the hints
         lines = (
             incremental.format_cache(fetched.root.frame_id, fetched.documents, text_limit)
             if ids is None

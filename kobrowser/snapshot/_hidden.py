@@ -31,6 +31,7 @@ import msgspec
 from kobrowser.snapshot._ax import AXNode, FlatAXNode
 
 __all__ = [
+    "GRAFTED",
     "ROOT_KEY",
     "ClickableMap",
     "HiddenClickable",
@@ -41,6 +42,11 @@ __all__ = [
 
 ROOT_KEY = "\0root"
 """Key of the frame's root in the walk's node map when grafting replaced it."""
+
+GRAFTED = "\0grafted"
+"""Key of a node in the walk's node map, when grafting changed it, whose
+``childIds`` are the nodes the walk's memo must neither reuse nor record: the
+tree's ancestors of every grafted element (no node lists this key)."""
 
 
 class HiddenClickable(msgspec.Struct, frozen=True, gc=False):
@@ -109,7 +115,8 @@ def graft_hidden(nodes: list[AXNode], by_id: dict[str, AXNode], clickable: Click
     Args:
         nodes: The frame's nodes (root first).
         by_id: The walk's ``nodeId -> node`` map (root left out); changed in
-            place. A replaced root is put under :data:`ROOT_KEY`.
+            place. A replaced root is put under :data:`ROOT_KEY`, and
+            :data:`GRAFTED` is set when anything was grafted.
         clickable: The frame's clickable map.
 
     Returns:
@@ -125,6 +132,7 @@ def graft_hidden(nodes: list[AXNode], by_id: dict[str, AXNode], clickable: Click
     # nodeId of the nearest ancestor in the tree -> [(position, new node)].
     inserts: dict[str, list[tuple[int, AXNode]]] = {}
     grafted = False
+    blocked: set[str] = set()
     for backend, info in hidden.items():
         if clickable.get(backend) != backend:
             continue
@@ -135,6 +143,7 @@ def graft_hidden(nodes: list[AXNode], by_id: dict[str, AXNode], clickable: Click
                     present.nodeId, info.role, backend, tuple(present.childIds)
                 )
                 grafted = True
+                blocked.update(_tree_ancestors(info.ancestors, by_backend))
             continue
         for up in info.ancestors:
             holder = by_backend.get(up)
@@ -143,6 +152,7 @@ def graft_hidden(nodes: list[AXNode], by_id: dict[str, AXNode], clickable: Click
                 made = _node(node_id, info.role, backend, ())
                 by_id[node_id] = made
                 inserts.setdefault(holder.nodeId, []).append((info.position, made))
+                blocked.update(_tree_ancestors(info.ancestors, by_backend))
                 break
     positions = clickable.positions
     for holder_id, added in inserts.items():
@@ -155,7 +165,14 @@ def graft_hidden(nodes: list[AXNode], by_id: dict[str, AXNode], clickable: Click
         replaced = msgspec.structs.replace(holder, childIds=tuple(ids))
         by_id[ROOT_KEY if holder is root else holder_id] = replaced
         grafted = True
+    if grafted:
+        by_id[GRAFTED] = _node(GRAFTED, "none", 0, tuple(blocked))
     return grafted
+
+
+def _tree_ancestors(ancestors: tuple[int, ...], by_backend: dict[int, AXNode]) -> list[str]:
+    """nodeIds of the DOM ancestors that are in the tree (its ancestors there)."""
+    return [node.nodeId for up in ancestors if (node := by_backend.get(up)) is not None]
 
 
 def _node(node_id: str, role: str, backend: int, children: tuple[str, ...]) -> AXNode:

@@ -59,7 +59,7 @@ from collections.abc import Collection, Mapping
 from typing import Any, Final
 
 from kobrowser.snapshot._ax import AXNode, FlatAXNode, gc_paused, raw_role
-from kobrowser.snapshot._hidden import derived_name, hidden_of
+from kobrowser.snapshot._hidden import GRAFTED, derived_name, hidden_of
 from kobrowser.snapshot._labels import LABEL_END, LABEL_START, resolve_labels
 from kobrowser.snapshot._memo import BuildMemo
 from kobrowser.snapshot._node import FrameAX, Node
@@ -215,12 +215,14 @@ def _build(
 ) -> list[Node]:
     roots: list[Any] = []
     fs = frame_state(frame, index, proper)
+    # Grafted hidden elements (``_hidden``) hang on no node of their own that
+    # the memo could check: the subtrees holding them are neither reused nor
+    # recorded.
+    marker = fs[1].get(GRAFTED) if hidden_of(frame.clickable) is not None else None
+    blocked: frozenset[str] = frozenset(marker.childIds) if marker is not None else frozenset()
     # The memo's entries (top frame only), and counts for it: iframes met so
     # far (an output holding one is not recorded), subtrees reused, recorded.
-    # Not with grafted hidden elements (``_hidden``): their lines hang on no
-    # node of their own that the memo could check.
-    grafts = hidden_of(frame.clickable) is not None
-    entries = memo.entries if memo is not None and not grafts else None
+    entries = memo.entries if memo is not None else None
     top_fs = fs
     frames = reused = walked = 0
     top: Ctx = (roots if everything else None, "", False, fs, everything, 0)
@@ -282,7 +284,7 @@ def _build(
             if ax.childIds:
                 push_children(stack, ax, ctx, fs[1])
             continue
-        if entries is not None and fs is top_fs:
+        if entries is not None and fs is top_fs and not (blocked and ax.nodeId in blocked):
             entry = entries.get(ax.nodeId)
             if entry is not None and entry[0] == (carrier, in_field, owner):
                 out.extend(entry[1])
@@ -399,7 +401,12 @@ def _build(
             states = states_of(bits | promote)
         node = Node(role, name, value, states, fs[0], backend, [])
         out.append(node)
-        if entries is not None and fs is top_fs and (promote or (ax.childIds and kind != IFRAME)):
+        if (
+            entries is not None
+            and fs is top_fs
+            and (promote or (ax.childIds and kind != IFRAME))
+            and not (blocked and ax.nodeId in blocked)
+        ):
             # Pops after the node is finished: its output is then out[start:].
             push(
                 (

@@ -102,9 +102,9 @@ SHAPES = {
         "<script>document.getElementById('sw').addEventListener('click', () => log('swatch'))"
         "</script>",
         """
-        generic clickable
+        generic "id:sw" clickable
         """,
-        (("generic clickable", "click", "swatch"),),
+        (('generic "id:sw" clickable', "click", "swatch"),),
     ),
     "tabindex span driven by arrow keys": Shape(
         "<p>Volume <span tabindex=0 id=knob>5</span></p>"
