@@ -258,7 +258,8 @@ async def run_all(rounds: int) -> tuple[list[dict[str, Any]], dict[str, int], st
 
 async def tool_profile_tokens() -> dict[str, int]:
     """o200k tokens of kobrowser's tool list (as :func:`_tools_json` writes it)
-    for ``--tools all`` and ``--tools core``, read in-process (no page loaded)."""
+    for ``--tools all`` (without and with ``evaluate``) and ``--tools core``,
+    read in-process (no page loaded)."""
     from mcp import Client
 
     import kobrowser
@@ -267,10 +268,15 @@ async def tool_profile_tokens() -> dict[str, int]:
     out: dict[str, int] = {}
     chrome = shutil.which("chromium") or "/usr/bin/chromium"
     async with kobrowser.launch(executable_path=chrome) as browser:
-        for tools in ("all", "core"):
-            async with Client(build_server(browser, tools=tools)) as client:
+        for label, tools, evaluate in (
+            ("all", "all", False),
+            ("all + evaluate", "all", True),
+            ("core", "core", False),
+        ):
+            server = build_server(browser, tools=tools, allow_evaluate=evaluate)  # type: ignore[arg-type]
+            async with Client(server) as client:
                 listed = (await client.list_tools()).tools
-                out[tools] = count_tokens(_tools_json(listed))
+                out[label] = count_tokens(_tools_json(listed))
     return out
 
 
@@ -325,6 +331,8 @@ def report(results: list[dict[str, Any]], tool_tokens: dict[str, int], note: str
             tool_tokens["kobrowser"], tool_tokens.get("playwright")),
         row("all", "tool list, `--tools all` (in-process)",
             tool_tokens.get("kobrowser --tools all"), None, ratio=False),
+        row("all", "tool list, `--tools all --allow-evaluate` (in-process)",
+            tool_tokens.get("kobrowser --tools all + evaluate"), None, ratio=False),
         row("all", "tool list, `--tools core` (in-process)",
             tool_tokens.get("kobrowser --tools core"), None, ratio=False),
         "",

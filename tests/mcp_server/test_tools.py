@@ -105,8 +105,10 @@ async def test_core_tools_leave_out_find_evaluate_and_batch(
         assert "T" in await call(client, "tabs")
         await call(client, "wait_for", text="Go")
         await call(client, "find", error=True, name="Go")
-    async with Client(build_server(browser, tools="all")) as client:
+    async with Client(build_server(browser, tools="all", allow_evaluate=True)) as client:
         assert [tool.name for tool in (await client.list_tools()).tools] == list(TOOL_NAMES)
+    async with Client(build_server(browser, tools="core", allow_evaluate=True)) as client:
+        assert [tool.name for tool in (await client.list_tools()).tools] == list(CORE_TOOL_NAMES)
 
 
 def test_unknown_tool_set_is_refused(browser: Browser) -> None:
