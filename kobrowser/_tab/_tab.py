@@ -348,7 +348,10 @@ class Tab:
         :attr:`last_snapshot`.
 
         Raises:
-            As :meth:`snapshot`.
+            InvalidArgumentError: a bad argument, as for :meth:`snapshot`.
+            InvalidSelectorError: ``selector`` is not valid CSS.
+            TargetClosedError: the tab was closed or crashed.
+            CDPTimeoutError: the top document did not answer in time.
 
         Cancelling the caller abandons the snapshot and keeps the previous
         latest one.

@@ -146,7 +146,8 @@ def test_find_snapshot_text_limit_and_whole_text(ko: Ko, server: PageServer) -> 
     assert usage.returncode == 2 and "find needs at least one of" in usage.stderr
     cut = ko.ok("snapshot")
     assert f'text "{(LONG_TEXT + " below.")[:77]}..."' in cut
-    assert re.search(r"^\d+: generic clickable$", cut, re.M)
+    # The clickable swatch has no text: its name is derived from its id.
+    assert re.search(r'^\d+: generic "id:sw" clickable$', cut, re.M)
     whole = ko.ok("snapshot", "--text-limit", "none")
     assert f'text "{LONG_TEXT} below."' in whole
     short = ko.ok("snapshot", "--text-limit", "10")

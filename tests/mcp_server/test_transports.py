@@ -210,8 +210,9 @@ def test_parser() -> None:
         "allow_origin": ["https://*.example.com", "http://127.0.0.1:*"],
         "block_origin": ["*.evil.test"],
         "allow_file_access": "/srv/site",
-        "secret": [],
+        "secret": None,
         "token": None,
+        "tools": "all",
     }
     assert options["headed"] and options["cdp"] == "localhost:9222"
     assert parse(["mcp"])[1] == {
@@ -220,11 +221,12 @@ def test_parser() -> None:
         "snapshot": "interactive",
         "allow_evaluate": False,
         "allow_upload_from": None,
-        "allow_origin": [],
-        "block_origin": [],
+        "allow_origin": None,
+        "block_origin": None,
         "allow_file_access": None,
-        "secret": [],
+        "secret": None,
         "token": None,
+        "tools": "all",
     }
     assert parse(["mcp", "--port", "0", "--token", "t" * 20, "--secret", "pw"])[1]["token"] == (
         "t" * 20

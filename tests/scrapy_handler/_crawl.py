@@ -54,7 +54,11 @@ def children() -> list[str]:
     """The command lines of this process's child processes (Linux /proc)."""
     found: list[str] = []
     for task in Path("/proc/self/task").iterdir():
-        for pid in (task / "children").read_text().split():
+        try:
+            pids = (task / "children").read_text().split()
+        except FileNotFoundError:  # the thread ended after it was listed
+            continue
+        for pid in pids:
             try:
                 cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
             except OSError:

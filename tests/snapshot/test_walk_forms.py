@@ -149,8 +149,10 @@ def test_every_form_of_the_nodes_builds_the_same_tree(
     expected = _built(top)
     # The CBOR pipe's flat nodes: the same tree as the AXNodes they come from.
     assert _built(_flat(top)) == expected
-    # The walk's lean decode (tuples, values without type), as the tab fetches.
-    assert _built(_redecode(top, lean=True)) == expected
+    # The walk's lean decode (tuples, values without type), as the tab fetches,
+    # builds what the full decode of the same JSON answer builds (JSON has no
+    # NaN or infinity, so both are compared after the same round trip).
+    assert _built(_redecode(top, lean=True)) == _built(_redecode(top, lean=False))
     # A given index, read as a copy; read in place for a proper tree.
     index = {n.nodeId: n for n in top.nodes}
     assert _built(top, index) == expected

@@ -82,6 +82,7 @@ class _FakeSession:
 
 class _FakeBrowser:
     timeout = 5.0
+    ids = "depth-first"
 
     def _spawn(self, func: Any) -> None:  # pragma: no cover - no event arrives
         raise AssertionError("nothing to spawn")
