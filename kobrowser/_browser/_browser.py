@@ -353,11 +353,12 @@ class Browser:
         return None
 
     def _download_dir_of(self, tab: Tab | None) -> Path:
-        context = tab.context if tab is not None else None
-        if context is not None and context.id in self._contexts:
-            directory = self._contexts[context.id].download_dir
-            if directory is not None:
-                return directory
+        view = tab.context if tab is not None else None
+        context = self._default_context
+        if view is not None and view.id in self._contexts:
+            context = self._contexts[view.id]
+        if context.download_dir is not None:  # its own, or its policy's
+            return context.download_dir
         directory = self._download_dir or self._temp_download_dir
         assert directory is not None
         return directory
@@ -614,6 +615,7 @@ class Browser:
             "Browser.setDownloadBehavior", download_behavior(directory, None)
         )
         self._download_dir = directory if directory != self._temp_download_dir else None
+        self._default_context.download_dir = None  # the latest call wins
 
     async def wait_for_download(
         self, *, tab: Tab | None = None, timeout: float | None = None

@@ -45,6 +45,10 @@ def main(args: dict[str, Any], options: dict[str, Any]) -> int:
     if files is not None and not os.path.isdir(files):
         say(f"--allow-file-access {files}: no such directory")
         return 2
+    downloads = args.get("download_dir")
+    if downloads is not None and not os.path.isdir(downloads):
+        say(f"--download-dir {downloads}: no such directory")
+        return 2
     secrets: dict[str, str] = {}
     for name in args.get("secret") or ():
         value = os.environ.get(f"KOBROWSER_SECRET_{name}")
@@ -62,6 +66,7 @@ def main(args: dict[str, Any], options: dict[str, Any]) -> int:
         allow_origins=tuple(args.get("allow_origin") or ()),
         block_origins=tuple(args.get("block_origin") or ()),
         allow_file_access=files,
+        download_dir=downloads,
         secrets=secrets,
         token=args.get("token") or os.environ.get("KOBROWSER_MCP_TOKEN") or None,
         headed=bool(options.get("headed")),

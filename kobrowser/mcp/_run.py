@@ -45,6 +45,8 @@ class ServeOptions:
         allow_origins: only URLs matching one of these patterns load (empty: any).
         block_origins: URLs matching one of these patterns never load.
         allow_file_access: the directory ``file://`` URLs may show; None: none.
+        download_dir: where every download goes; None: the browser's temporary
+            directory (removed when it closes).
         secrets: values the model fills by name (``{{name}}``) and never sees.
         token: over HTTP, the bearer token every request must carry (needed
             when ``host`` is not loopback).
@@ -64,6 +66,7 @@ class ServeOptions:
     allow_origins: tuple[str, ...] = ()
     block_origins: tuple[str, ...] = ()
     allow_file_access: str | None = None
+    download_dir: str | None = None
     secrets: Mapping[str, str] = field(default_factory=dict)
     token: str | None = field(default=None, repr=False)
 
@@ -75,6 +78,7 @@ class ServeOptions:
             allow_file_access=Path(self.allow_file_access) if self.allow_file_access else None,
             allow_evaluate=self.allow_evaluate,
             upload_dir=Path(self.upload_dir) if self.upload_dir else None,
+            download_dir=Path(self.download_dir) if self.download_dir else None,
             secrets=self.secrets,
         )
 

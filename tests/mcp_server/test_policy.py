@@ -124,6 +124,41 @@ async def test_stdio_flags(server: PageServer, tmp_path: Path) -> None:
             assert SECRET not in (tmp_path / "stderr.txt").read_text()
 
 
+@pytest.mark.browser
+async def test_stdio_download_dir(server: PageServer, tmp_path: Path) -> None:
+    server.set_page(
+        "/mcp-report.csv",
+        "a,b\n1,2\n",
+        content_type="text/csv",
+        headers={"Content-Disposition": 'attachment; filename="mcp-report.csv"'},
+    )
+    start = server.set_page("/mcp-dl.html", "<a href='/mcp-report.csv' download>get report</a>")
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    params = StdioServerParameters(
+        command=MCP[0], args=[*MCP[1:], "--download-dir", str(downloads)], env=dict(os.environ)
+    )
+    with (tmp_path / "stderr.txt").open("w") as errlog:
+        async with Client(stdio_client(params, errlog=errlog)) as client:
+            page = await call(client, "open", url=start)
+            await call(client, "click", id=find_id(page, r'^link "get report"'))
+            saved = downloads / "mcp-report.csv"
+            with anyio.fail_after(START_TIMEOUT):  # it may finish after the click's reply
+                while not saved.exists():  # noqa: ASYNC110 (another process writes it)
+                    await anyio.sleep(0.05)
+            assert saved.read_text() == "a,b\n1,2\n"
+
+
+def test_a_missing_download_dir_stops_the_server_before_it_starts(tmp_path: Path) -> None:
+    missing = tmp_path / "missing"
+    done = subprocess.run(
+        [*MCP, "--download-dir", str(missing)], stdin=subprocess.DEVNULL, capture_output=True,
+        text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr == f"ko-browser mcp: --download-dir {missing}: no such directory\n"
+
+
 def test_a_missing_secret_stops_the_server_before_it_starts(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KOBROWSER_SECRET_")}
     done = subprocess.run(

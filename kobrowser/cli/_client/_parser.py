@@ -289,6 +289,11 @@ def _policy(sub: argparse.ArgumentParser, *, evaluate: bool = True) -> None:
         help="let file:// URLs show files under DIR (default: file:// refused)",
     )  # fmt: skip
     sub.add_argument(
+        "--download-dir", default=None, metavar="DIR",
+        help="put every download in DIR (default: the browser's temporary directory, "
+        "removed when it closes)",
+    )  # fmt: skip
+    sub.add_argument(
         "--secret", action="append", default=None, metavar="NAME",
         help="a secret the model fills as {{NAME}} without seeing it, read from the "
         "environment variable KOBROWSER_SECRET_NAME (repeatable)",

@@ -91,6 +91,11 @@ def _agent(args: dict[str, Any]) -> dict[str, Any]:
     files = args["allow_file_access"]
     if files is not None and not os.path.isdir(files):
         raise usage_error(f"--allow-file-access {files}: no such directory")
+    downloads = args["download_dir"]
+    if downloads is not None and not os.path.isdir(downloads):
+        raise usage_error(f"--download-dir {downloads}: no such directory")
+    if downloads is not None:
+        args["download_dir"] = os.path.realpath(downloads)
     # Secrets are read here, from the environment of the command that names them,
     # and travel to the daemon over its owner-only socket, never on a command line.
     secrets: dict[str, str] = {}

@@ -89,11 +89,13 @@ async def agent(ctx: Context, args: Args) -> Result:
     model = OpenAIChat(args.text("model"), base_url=base_url, api_key=api_key)
     max_steps = args.optional_whole("max_steps")
     files = args.optional_text("allow_file_access")
+    downloads = args.optional_text("download_dir")
     try:
         policy = Policy(
             allow_origins=tuple(args.optional_texts("allow_origin") or ()),
             block_origins=tuple(args.optional_texts("block_origin") or ()),
             allow_file_access=None if files is None else Path(files),
+            download_dir=None if downloads is None else Path(downloads),
             secrets=args.text_map("secrets"),
         )
     except InvalidArgumentError as exc:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -292,3 +293,46 @@ def test_agent_block_origin_keeps_the_model_off_an_origin(ko: Ko, server: PageSe
     assert "refused by policy" in first
     assert "/secret-page.html" not in [r.path for r in server.requests]
     assert ko.ok("get", "url") == server.url("/form.html") + "\n"
+
+
+def click_download(messages: list[dict[str, Any]]) -> str:
+    """Click the download link once; then report."""
+    if "clicked" in json.dumps(messages):
+        return 'done "downloaded"'
+    page = messages[-1]["content"].rsplit("\nURL: ", 1)[1]
+    link = re.search(r'(\d+): link "get report"', page)
+    assert link, page
+    return f"click {link.group(1)}"
+
+
+@pytest.mark.shared_session
+def test_agent_download_dir_receives_the_downloads(
+    ko: Ko, server: PageServer, tmp_path: Path
+) -> None:
+    server.set_page(
+        "/agent-report.csv",
+        "a,b\n1,2\n",
+        content_type="text/csv",
+        headers={"Content-Disposition": 'attachment; filename="agent-report.csv"'},
+    )
+    chat = FakeChat(server, click_download)
+    link = "<a href='/agent-report.csv' download>get report</a>"
+    ko.ok("open", server.set_page("/dl.html", link))
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    result = ko(*agent_argv(chat, "--download-dir", str(downloads)), env={"FAKE_KEY": "sk-cli"})
+    assert result.returncode == 0, result.stderr
+    saved = downloads / "agent-report.csv"
+    start = time.monotonic()  # the download may finish after the click's reply
+    while not saved.exists() and time.monotonic() - start < COMMAND_TIMEOUT:
+        time.sleep(0.05)
+    assert saved.read_text() == "a,b\n1,2\n"
+
+
+def test_agent_download_dir_must_exist(ko: Ko, runtime: Runtime, tmp_path: Path) -> None:
+    missing = tmp_path / "missing"
+    result = ko("agent", "x", "--model", "m", "--download-dir", str(missing),
+                env={**NO_MODEL_ENV, "OPENAI_API_KEY": "sk"})  # fmt: skip
+    assert result.returncode == 2
+    assert f"--download-dir {missing}: no such directory" in one_line_error(result)
+    assert list(runtime.directory.glob("*.sock")) == []
