@@ -49,6 +49,8 @@ retries, 2 bad usage. Examples:
   ko-browser scrape urls.txt -o out.jsonl --cdp ws://farm-1:3000 --cdp http://farm-2:9222
   ko-browser scrape urls.txt -o out.jsonl --proxy http://user:pw@p1:3128 --proxy socks5://p2:1080
   ko-browser scrape urls.txt -o out.jsonl --block image,font,media
+  ko-browser scrape urls.txt -o out.jsonl --ray            # RAY_ADDRESS, else a local Ray
+  ko-browser scrape urls.txt -o out.jsonl --ray head:6379 --concurrency 8
 """
 
 
@@ -127,9 +129,33 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TYPES",
         help="resource types never loaded, e.g. image,font,media (faster, less traffic)",
     )
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="auto",
+        default=None,
+        type=ray_address,
+        metavar="ADDRESS",
+        help="run the browsers on a Ray cluster (ko-browser[ray]): one actor per "
+        "'browser_slots' unit of its nodes, --concurrency tabs each; ADDRESS HOST:PORT or "
+        "ray://HOST:PORT, default: RAY_ADDRESS, else a local Ray",
+    )
     parser.add_argument("--executable-path", default=None, metavar="PATH")
     parser.add_argument("--headed", action="store_true", help="show the browser windows")
     return parser
+
+
+def ray_address(text: str) -> str:
+    """``--ray``'s value: ``auto`` or HOST:PORT / ray://HOST:PORT."""
+    from kobrowser._exceptions import InvalidArgumentError
+    from kobrowser.scrape._ray import check_ray
+
+    try:
+        checked = check_ray(text)
+    except InvalidArgumentError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("ray: ")) from None
+    assert checked is not None
+    return checked
 
 
 def _without_command(argv: Sequence[str]) -> list[str]:
@@ -215,13 +241,16 @@ class Progress:
                 )
                 self._bar.set_postfix(failed=0)
 
-    def add(self, result: ScrapeResult) -> None:
+    def add(self, result: ScrapeResult, ray: dict[str, int] | None = None) -> None:
+        """Count ``result``; ``ray``: the Scraper's ``ray_status`` (nodes alive shown)."""
         if result.ok:
             self.ok += 1
         else:
             self.failed += 1
         if self._bar is not None:
-            if not result.ok:
+            if ray is not None:
+                self._bar.set_postfix(nodes=ray["nodes"], failed=self.failed, refresh=False)
+            elif not result.ok:
                 self._bar.set_postfix(failed=self.failed, refresh=False)
             self._bar.update(1)
 
@@ -257,6 +286,8 @@ async def _scrape(
     progress: Progress,
     stopped: list[str],
 ) -> None:
+    from contextlib import aclosing
+
     import anyio
     import msgspec
 
@@ -281,7 +312,10 @@ async def _scrape(
                     return
 
         tg.start_soon(on_signal)
-        async with kobrowser.scrape(urls, **options) as results:
+        async with (
+            kobrowser.Scraper(**options) as scraper,
+            aclosing(scraper.run(urls)) as results,
+        ):
             async for result in results:
                 try:
                     out.write(encode(result) + b"\n")
@@ -289,7 +323,7 @@ async def _scrape(
                 except BrokenPipeError:
                     stopped.append("the output was closed")
                     break
-                progress.add(result)
+                progress.add(result, scraper.ray_status)
         tg.cancel_scope.cancel()
 
 
@@ -305,6 +339,24 @@ def main(argv: Sequence[str]) -> int:
     except UsageError as exc:
         sys.stderr.write(f"{PROG}: error: {exc}\n")
         return 2
+
+
+def _run(
+    urls: list[str], options: dict[str, Any], out: IO[bytes], progress: Progress, stopped: list[str]
+) -> None:
+    """Run the scrape; a library error that stops the whole run (no browser can
+    start, Ray missing or unreachable) is told in one line (``stopped``)."""
+    import anyio
+
+    from kobrowser._exceptions import KoBrowserError
+
+    try:
+        anyio.run(_scrape, urls, options, out, progress, stopped)
+    except* KoBrowserError as group:
+        leaf: BaseException = group
+        while isinstance(leaf, BaseExceptionGroup):
+            leaf = leaf.exceptions[0]
+        stopped.append(f"error: {leaf}")
 
 
 def _main(args: argparse.Namespace) -> int:
@@ -331,6 +383,7 @@ def _main(args: argparse.Namespace) -> int:
         "headless": not args.headed,
         "proxies": args.proxy or None,
         "block_resources": args.block,
+        "ray": args.ray,
     }
     if args.executable_path:
         options["executable_path"] = os.path.abspath(args.executable_path)
@@ -345,10 +398,8 @@ def _main(args: argparse.Namespace) -> int:
     stopped: list[str] = []
     try:
         if todo:
-            import anyio
-
             try:
-                anyio.run(_scrape, todo, options, out, progress, stopped)
+                _run(todo, options, out, progress, stopped)
             except KeyboardInterrupt:
                 stopped.append("interrupted")
     finally:

@@ -93,6 +93,7 @@ def scrape(
     args: Iterable[str] = (),
     proxies: Iterable[ProxySetting] | ProxySetting | None = None,
     block_resources: str | Iterable[str] | None = None,
+    ray: str | None = None,
 ) -> Scrape:
     """Scrape ``urls``: one :class:`ScrapeResult` per distinct URL, as each finishes.
 
@@ -104,7 +105,9 @@ def scrape(
 
     Tabs are reused; a crashed tab or a lost browser is replaced. The
     options are those of :class:`Scraper` (see there); the records and
-    errors those of :meth:`Scraper.run`.
+    errors those of :meth:`Scraper.run`. With ``ray="auto"`` (or a cluster
+    address) the browsers run in actors on a Ray cluster and this process
+    hands out the URLs and makes the records (extra ``ko-browser[ray]``).
 
     Raises:
         ValueError: an option is out of range.
@@ -132,6 +135,7 @@ def scrape(
         "args": args,
         "proxies": proxies,
         "block_resources": block_resources,
+        "ray": ray,
     }
     return Scrape(urls, options)
 

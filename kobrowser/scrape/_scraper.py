@@ -10,48 +10,24 @@ cancelled, and leaving the ``async with`` block closes every tab and browser.
 
 from __future__ import annotations
 
-import time
-from collections.abc import (
-    AsyncGenerator,
-    AsyncIterable,
-    AsyncIterator,
-    Awaitable,
-    Callable,
-    Iterable,
-    Mapping,
-)
+from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Mapping
 from contextlib import AsyncExitStack, aclosing
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
-import msgspec
 from anyio.streams.memory import MemoryObjectSendStream
 
 from kobrowser._browser._proxy import Proxy, ProxySetting, to_proxy
 from kobrowser._concurrency import exit_unwrapped
-from kobrowser._exceptions import (
-    CDPTimeoutError,
-    InvalidArgumentError,
-    InvalidSelectorError,
-    KoBrowserError,
-    NavigationError,
-    WaitTimeoutError,
-)
-from kobrowser._tab._snapshot import Snapshot
-from kobrowser._tab._tab import Tab
+from kobrowser._exceptions import InvalidArgumentError, KoBrowserError
 from kobrowser._validate import check, fail, seconds, whole
 from kobrowser._validate._resources import check_resource_types
-from kobrowser.scrape._pool import BrowserPool, Lease, NoBrowserError, backoff
+from kobrowser.scrape._attempt import Extract, Loader
+from kobrowser.scrape._pool import BrowserPool
 from kobrowser.scrape._queue import Job, Scheduler
-from kobrowser.scrape._result import (
-    RETRY_STATUSES,
-    Failure,
-    ScrapeResult,
-    check_url,
-    host_key,
-    navigation_failure,
-)
+from kobrowser.scrape._ray import RayEngine, check_ray
+from kobrowser.scrape._result import ScrapeResult, check_url, host_key
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -60,13 +36,8 @@ if TYPE_CHECKING:
 
 __all__ = ["TEXT_LIMIT", "Extract", "Scraper"]
 
-Extract = Callable[[Tab, Snapshot], Awaitable[Mapping[str, Any]]]
-"""``async def extract(tab, snapshot) -> dict``: what goes into :attr:`ScrapeResult.data`."""
-
 #: The snapshot's own default text limit (code points of names and text lines).
 TEXT_LIMIT = 80
-#: Times a page may be lost with its browser before it is given up.
-MAX_LOST = 3
 _LOAD_STATES = ("commit", "domcontentloaded", "load", "networkidle")
 
 
@@ -123,11 +94,26 @@ class Scraper:
             are :meth:`kobrowser.Network.block`'s. Pages load faster and
             use less bandwidth; what they show without them is what is
             snapshotted.
+        ray: run the browsers on a Ray cluster (extra ``ko-browser[ray]``):
+            ``"auto"`` joins the cluster of ``RAY_ADDRESS`` when it is set,
+            else starts a local Ray; or a cluster address (``HOST:PORT``,
+            ``ray://HOST:PORT``). Each unit of the nodes' custom resource
+            ``browser_slots`` runs one browser actor with its own
+            ``browsers`` Chrome(s) (or ``endpoints``, as each node reaches
+            them) and ``concurrency`` tabs; this process hands the URLs out
+            as actors free up, keeps ``per_host`` across the cluster, and
+            makes every record. An actor lost with its node, or one that
+            stops answering, is replaced and its pages are loaded elsewhere
+            without being charged to their retries. Runs on asyncio only.
+            Default None: everything in this process.
 
     Raises:
         ValueError: an option is out of range, a proxy or resource type is
             not valid, or ``text_limit`` is not supported by the installed
             kobrowser.
+        KoBrowserError: (on entering) ``ray`` is given but Ray is not
+            installed, cannot be started or joined, or its cluster has no
+            ``browser_slots``.
     """
 
     def __init__(
@@ -151,7 +137,9 @@ class Scraper:
         args: Iterable[str] = (),
         proxies: Iterable[ProxySetting] | ProxySetting | None = None,
         block_resources: str | Iterable[str] | None = None,
+        ray: str | None = None,
     ) -> None:
+        self.ray = check_ray(ray)
         self.concurrency = whole(concurrency, "concurrency", 1)
         self.proxies = _proxies(proxies)
         self.block_resources = (
@@ -190,15 +178,33 @@ class Scraper:
         launch: dict[str, Any] = {"headless": headless, "args": tuple(args)}
         if executable_path is not None:
             launch["executable_path"] = executable_path
-        self._pool = BrowserPool(
-            addresses,
-            count,
-            timeout=self.timeout,
-            max_idle=self.concurrency,
-            launch_options=launch,
-            proxies=self.proxies,
-            block_resources=self.block_resources,
-        )
+        # What builds the browsers and loads the pages: here, or in each Ray actor.
+        self._pool_options: dict[str, Any] = {
+            "addresses": addresses,
+            "browsers": count,
+            "timeout": self.timeout,
+            "max_idle": self.concurrency,
+            "launch_options": launch,
+            "proxies": self.proxies,
+            "block_resources": self.block_resources,
+        }
+        self._loader_options: dict[str, Any] = {
+            "wait_until": self.wait_until,
+            "timeout": self.timeout,
+            "retries": self.retries,
+            "snapshot_options": self._snapshot_options,
+            "extract": self.extract,
+        }
+        self._pool = BrowserPool(**self._pool_options)
+        self._loader = Loader(self._pool, **self._loader_options)
+        self._engine: RayEngine | None = None
+        if self.ray is not None:
+            self._engine = RayEngine(
+                self.ray,
+                {"pool": self._pool_options, "loader": self._loader_options},
+                self.concurrency,
+                self.timeout,
+            )
         self._stack: AsyncExitStack | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
         self._closed = False
@@ -209,8 +215,22 @@ class Scraper:
 
     @property
     def browsers(self) -> list[Browser]:
-        """The browsers that are up now (for inspection; do not close them)."""
+        """The browsers that are up now (for inspection; do not close them).
+
+        Empty with ``ray``: the browsers are in the cluster's actors.
+        """
         return self._pool.browsers
+
+    @property
+    def ray_status(self) -> dict[str, int] | None:
+        """With ``ray``: counts of the cluster's browser actors; None without.
+
+        Keys: ``nodes`` (Ray nodes with a live browser actor), ``actors``
+        (live), ``actors_started`` (replacements included), ``visits``
+        (page loads sent to actors: one message there and one back each),
+        ``lost`` (attempts lost with an actor, loaded again elsewhere).
+        """
+        return None if self._engine is None else self._engine.status()
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -221,7 +241,8 @@ class Scraper:
         await stack.__aenter__()
         try:
             task_group = await stack.enter_async_context(anyio.create_task_group())
-            await task_group.start(self._pool.run)
+            keeper = self._pool.run if self._engine is None else self._engine.run
+            await task_group.start(keeper)
         except BaseException as exc:
             if not await exit_unwrapped(stack, type(exc), exc, exc.__traceback__):
                 raise
@@ -243,7 +264,9 @@ class Scraper:
 
     # -- runs --------------------------------------------------------------------
 
-    async def run(self, urls: Iterable[str] | AsyncIterable[str]) -> AsyncIterator[ScrapeResult]:
+    async def run(
+        self, urls: Iterable[str] | AsyncIterable[str]
+    ) -> AsyncGenerator[ScrapeResult, None]:
         """Scrape ``urls``; yield one :class:`ScrapeResult` per distinct URL as each finishes.
 
         URLs are taken in order (a repeated URL is scraped once); pages of one
@@ -298,8 +321,11 @@ class Scraper:
             try:
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(self._feed, urls, scheduler, send, scope, errors)
-                    for _ in range(self.concurrency):
-                        tg.start_soon(self._work, scheduler, send)
+                    if self._engine is not None:
+                        tg.start_soon(self._engine.dispatch, scheduler, send)
+                    else:
+                        for _ in range(self.concurrency):
+                            tg.start_soon(self._work, scheduler, send)
             except Exception as exc:  # a bug: the consumer sees it, the Scraper lives on
                 errors.append(exc)
 
@@ -312,7 +338,7 @@ class Scraper:
         errors: list[BaseException],
     ) -> None:
         seen: set[str] = set()
-        ahead = max(1000, 16 * self.concurrency)
+        ahead = max(1000, 16 * self.concurrency * (1 if self._engine is None else 8))
         try:
             async with aclosing(_each(urls)) as each:
                 async for url in each:
@@ -340,153 +366,13 @@ class Scraper:
 
     async def _work(self, scheduler: Scheduler, send: MemoryObjectSendStream[ScrapeResult]) -> None:
         while (job := await scheduler.take()) is not None:
-            result, retry_in = await self._attempt(job)
+            result, retry_in = await self._loader.attempt(job)
             scheduler.finish(job, retry_in=retry_in)
             if result is not None:
                 try:
                     await send.send(result)
                 except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                     return
-
-    # -- one attempt -------------------------------------------------------------
-
-    async def _attempt(self, job: Job) -> tuple[ScrapeResult | None, float | None]:
-        """Load ``job`` once: its record, or None and the back-off before the next try."""
-        try:
-            lease = await self._pool.lease()
-        except NoBrowserError as exc:
-            return self._record(job, ok=False, error=str(exc)), None
-        if job.started is None:
-            job.started = time.monotonic()
-        job.attempts += 1
-        retire = True
-        try:
-            fields = await self._visit(lease, job)
-            retire = False
-            return self._record(job, ok=True, **fields), None
-        except Failure as failure:
-            retire = failure.retire
-            return self._judge(job, failure)
-        except Exception as exc:
-            judged = self._classify(exc, lease)
-            retire = judged.retire
-            return self._judge(job, judged)
-        finally:
-            await self._pool.release(lease, retire=retire)
-
-    def _judge(self, job: Job, failure: Failure) -> tuple[ScrapeResult | None, float | None]:
-        job.last_error = failure.message
-        if failure.lost:
-            job.lost += 1
-            if job.lost <= MAX_LOST:
-                return None, backoff(job.lost, base=0.25, cap=5.0)
-            message = f"{failure.message} (lost {job.lost} times while loading this page)"
-            return self._record(job, ok=False, error=message), None
-        if failure.retry and job.failures < self.retries:
-            job.failures += 1
-            return None, backoff(job.failures, cap=10.0)
-        job.failures += 1
-        return self._record(job, ok=False, error=failure.message, **failure.partial), None
-
-    def _record(self, job: Job, **fields: Any) -> ScrapeResult:
-        started = job.started if job.started is not None else time.monotonic()
-        elapsed = round(time.monotonic() - started, 3)
-        return ScrapeResult(url=job.url, attempts=job.attempts, elapsed=elapsed, **fields)
-
-    def _classify(self, exc: Exception, lease: Lease) -> Failure:
-        """A failed attempt's exception (other than a navigation error) as a Failure."""
-        text = " ".join(str(exc).split()) or type(exc).__name__
-        if lease.browser_lost:
-            return Failure(
-                f"lost the browser {lease.endpoint.label}: {text}",
-                retry=True,
-                retire=True,
-                lost=True,
-            )
-        if lease.tab.closed:
-            return Failure(f"the tab crashed or was closed: {text}", retry=True, retire=True)
-        if isinstance(exc, WaitTimeoutError):
-            return Failure(f"the page did not finish loading: {text}", retry=True, retire=True)
-        if isinstance(exc, CDPTimeoutError):
-            return Failure(f"the browser did not answer in time: {text}", retry=True, retire=True)
-        if isinstance(exc, InvalidSelectorError):
-            return Failure(text)
-        return Failure(f"{type(exc).__name__}: {text}", retry=True, retire=True)
-
-    async def _visit(self, lease: Lease, job: Job) -> dict[str, Any]:
-        """Load, snapshot and extract one page; its record's fields, or raise Failure."""
-        deadline = self.timeout * 3 + 10  # a safety net over the load, snapshot and extract
-        with anyio.move_on_after(deadline):
-            return await self._load(lease, job)
-        raise Failure(
-            f"the page did not finish within {deadline:g} s (load, snapshot and extract)",
-            retry=True,
-            retire=True,
-        )
-
-    async def _load(self, lease: Lease, job: Job) -> dict[str, Any]:
-        tab = lease.tab
-        try:
-            response = await tab.open(job.url, wait_until=self.wait_until, timeout=self.timeout)
-        except NavigationError as exc:
-            if tab.closed or lease.browser_lost:
-                raise
-            download = await self._download_of(lease) if "ERR_ABORTED" in str(exc) else None
-            context = lease.slot.context
-            proxy = context.proxy if context is not None else None
-            raise navigation_failure(
-                str(exc), download=download, proxy=proxy.server if proxy is not None else None
-            ) from None
-        status = response.status if response is not None and response.status else None
-        fields: dict[str, Any] = {"final_url": tab.url, "status": status}
-        http_error = ""
-        if status is not None and status >= 400:
-            reason = response.status_text if response is not None else ""
-            http_error = f"HTTP {status}" + (f" {reason}" if reason else "")
-            if status in RETRY_STATUSES and job.failures < self.retries:
-                raise Failure(http_error, retry=True, partial=fields)
-        snapshot = await tab.snapshot(**self._snapshot_options)
-        fields.update(final_url=tab.url, title=snapshot.title, snapshot=snapshot.text)
-        if http_error:
-            raise Failure(http_error, partial=fields)
-        if self.extract is not None:
-            fields["data"] = await self._extract(lease, snapshot, fields)
-        return fields
-
-    async def _download_of(self, lease: Lease) -> str | None:
-        """The download an aborted navigation turned into, if any (denied, never saved)."""
-        try:
-            download = await lease.browser.wait_for_download(tab=lease.tab, timeout=1.0)
-        except WaitTimeoutError:
-            return None
-        return f"{download.suggested_filename!r} from {download.url}"
-
-    async def _extract(
-        self, lease: Lease, snapshot: Snapshot, fields: dict[str, Any]
-    ) -> dict[str, Any]:
-        assert self.extract is not None
-        tab = lease.tab
-        with anyio.move_on_after(self.timeout) as scope:
-            try:
-                value = await self.extract(tab, snapshot)
-            except Exception as exc:
-                if tab.closed or lease.browser_lost:
-                    raise  # the tab or browser died under it: judged as such, retried
-                text = " ".join(str(exc).split())
-                raise Failure(
-                    f"extract failed: {type(exc).__name__}" + (f": {text}" if text else ""),
-                    partial=fields,
-                ) from exc
-        if scope.cancelled_caught:
-            raise Failure(f"extract did not finish within {self.timeout:g} s", partial=fields)
-        if not isinstance(value, Mapping):
-            raise Failure(f"extract must return a dict, not {type(value).__name__}", partial=fields)
-        try:  # plain JSON values from here on (a set becomes a list, a datetime a string)
-            data: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(dict(value)))
-        except (TypeError, msgspec.EncodeError) as exc:
-            message = f"extract returned a value that is not JSON: {exc}"
-            raise Failure(message, partial=fields) from None
-        return data
 
 
 def _proxies(value: Any) -> tuple[Proxy, ...]:

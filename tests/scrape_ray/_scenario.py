@@ -1,0 +1,189 @@
+"""One Ray scrape scenario, run inside a network namespace of its own; JSON out.
+
+``test_ray.py`` runs ``unshare --net sh -c 'ip link set lo up && exec python
+_scenario.py NAME ARGS_JSON'``: inside, loopback is the only interface, so
+Ray announces 127.0.0.1 and every byte stays on it. The scenario starts the
+page server and a ``ray.cluster_utils.Cluster`` there, scrapes, and prints
+one JSON object as its last line of stdout.
+
+Scenarios:
+    kill: ``nodes`` nodes (one ``browser_slots`` each); ``pages`` slow pages;
+        the last worker node is removed (its raylet and workers killed) once
+        ``kill_after`` records are in.
+    per_host: pages of two hosts (127.0.0.1 and localhost), ``per_host``;
+        the server counts the most requests of one host it served at once.
+    cli: ``ko-browser scrape --ray ADDRESS`` stopped with SIGINT after
+        ``stop_after`` lines, then ``--resume``; the file's records.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+TESTS = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(TESTS))
+
+from _server import PageServer  # noqa: E402
+from aiohttp import web  # noqa: E402
+
+#: Seconds a page's response is held (so every actor has pages in flight).
+DELAY = 0.3
+
+
+class Pages:
+    """``/p/N`` pages that answer after ``delay``; counts per path and per host at once."""
+
+    def __init__(self, server: PageServer, count: int, delay: float = DELAY) -> None:
+        self.server = server
+        self.delay = delay
+        self.served: collections.Counter[str] = collections.Counter()
+        self.now: collections.Counter[str] = collections.Counter()
+        self.most: collections.Counter[str] = collections.Counter()
+        for index in range(count):
+            server.set_route(f"/p/{index}", self._page)
+
+    async def _page(self, request: web.Request) -> web.StreamResponse:
+        host = request.host.rsplit(":", 1)[0]
+        self.now[host] += 1
+        self.most[host] = max(self.most[host], self.now[host])
+        try:
+            await asyncio.sleep(self.delay)
+        finally:
+            self.now[host] -= 1
+        self.served[request.path] += 1
+        name = request.path.rsplit("/", 1)[1]
+        html = f"<!doctype html><title>Page {name}</title><h1>Page {name}</h1><p>text {name}</p>"
+        return web.Response(text=html, content_type="text/html")
+
+
+def start_cluster(nodes: int) -> Any:
+    from ray.cluster_utils import Cluster
+
+    args = {"num_cpus": 1, "resources": {"browser_slots": 1}}
+    cluster = Cluster(initialize_head=True, head_node_args=args)
+    for _ in range(nodes - 1):
+        cluster.add_node(**args)
+    cluster.wait_for_nodes()
+    return cluster
+
+
+async def scrape(urls: list[str], options: dict[str, Any], on_record: Any = None) -> dict[str, Any]:
+    import kobrowser
+
+    records: list[dict[str, Any]] = []
+    most_nodes = 0
+    async with kobrowser.Scraper(**options) as scraper:
+        async for result in scraper.run(urls):
+            records.append(result.to_dict())
+            status = scraper.ray_status or {}
+            most_nodes = max(most_nodes, status.get("nodes", 0))
+            if on_record is not None:
+                await on_record(len(records))
+        status = scraper.ray_status
+    return {"records": records, "status": status, "most_nodes": most_nodes}
+
+
+def kill(args: dict[str, Any]) -> dict[str, Any]:
+    import ray
+
+    cluster = start_cluster(args["nodes"])
+    victim = cluster.list_all_nodes()[-1]
+    ray.init(address=cluster.address)
+    removed: list[float] = []
+    with PageServer() as server:
+        pages = Pages(server, args["pages"])
+        urls = [server.url(f"/p/{i}") for i in range(args["pages"])]
+
+        async def on_record(count: int) -> None:
+            if count == args["kill_after"] and not removed:
+                await asyncio.to_thread(cluster.remove_node, victim)
+                removed.append(time.monotonic())
+
+        options = {"ray": "auto", "concurrency": args["concurrency"], "per_host": None}
+        out = asyncio.run(scrape(urls, options, on_record))
+        out["served"] = dict(pages.served)
+    out["removed"] = bool(removed)
+    out["urls"] = urls
+    ray.shutdown()
+    cluster.shutdown()
+    return out
+
+
+def per_host(args: dict[str, Any]) -> dict[str, Any]:
+    import ray
+
+    cluster = start_cluster(args["nodes"])
+    ray.init(address=cluster.address)
+    with PageServer() as server:
+        pages = Pages(server, args["pages"])
+        urls = [server.url(f"/p/{i}") for i in range(args["pages"])]
+        urls += [server.cross_url(f"/p/{i}") for i in range(args["pages"])]
+        options = {"ray": "auto", "concurrency": args["concurrency"], "per_host": args["per_host"]}
+        out = asyncio.run(scrape(urls, options))
+        out["most_at_once"] = dict(pages.most)
+    out["urls"] = urls
+    ray.shutdown()
+    cluster.shutdown()
+    return out
+
+
+def cli(args: dict[str, Any]) -> dict[str, Any]:
+    cluster = start_cluster(args["nodes"])
+    workdir = Path(args["dir"])
+    with PageServer() as server:
+        pages = Pages(server, args["pages"])
+        urls = [server.url(f"/p/{i}") for i in range(args["pages"])]
+        listing = workdir / "urls.txt"
+        listing.write_text("\n".join(urls) + "\n")
+        output = workdir / "out.jsonl"
+        command = [sys.executable, "-m", "kobrowser.cli", "scrape", str(listing), "-o"]
+        command += [str(output), "--concurrency", "3", "--ray", cluster.address]
+        first = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+        deadline = time.monotonic() + 300
+        lines = 0
+        while time.monotonic() < deadline and first.poll() is None:
+            lines = output.read_bytes().count(b"\n") if output.exists() else 0
+            if lines >= args["stop_after"]:
+                break
+            time.sleep(0.05)
+        first.send_signal(signal.SIGINT)
+        _, first_err = first.communicate(timeout=120)
+        after_stop = output.read_bytes().count(b"\n")
+        second = subprocess.run(
+            [*command, "--resume"], capture_output=True, timeout=300, check=False
+        )
+        out = {
+            "first_code": first.returncode,
+            "first_stderr": first_err.decode(errors="replace")[-2000:],
+            "lines_at_stop": lines,
+            "lines_after_stop": after_stop,
+            "second_code": second.returncode,
+            "second_stderr": second.stderr.decode(errors="replace")[-2000:],
+            "records": [json.loads(line) for line in output.read_text().splitlines()],
+            "served": dict(pages.served),
+            "urls": urls,
+        }
+    cluster.shutdown()
+    return out
+
+
+def main() -> None:
+    name, raw = sys.argv[1], sys.argv[2]
+    os.environ.pop("RAY_ADDRESS", None)
+    scenario = {"kill": kill, "per_host": per_host, "cli": cli}[name]
+    result = scenario(json.loads(raw))
+    sys.stdout.write("\n" + json.dumps(result) + "\n")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
