@@ -8,6 +8,9 @@
 #      found: installs Debian's `chromium` as root, or prints the command to run
 #   3. React 18 UMD builds for the browser tests (only when npm exists), copied
 #      to tests/pages/vendor/ (not committed)
+#   4. `unshare` (util-linux) and `ip` (iproute2) for tests/scrape_ray/, whose Ray
+#      clusters each run in a network namespace of their own (installed as root
+#      with apt-get when missing)
 #
 # Environment: PYTHON (interpreter for a new .venv), KOBROWSER_CHROME /
 # CHROME_PATH (explicit browser), KOBROWSER_SKIP_NPM=1 (skip step 3).
@@ -144,6 +147,22 @@ else
         cp "$NPM_DIR/node_modules/react-dom/umd/react-dom.production.min.js" "$VENDOR/"
     else
         say "warning: npm install failed; React-based tests will be skipped (CI: they fail)"
+    fi
+fi
+
+# --- 4. Network namespaces for the Ray tests -------------------------------------
+
+missing_debs=()
+command -v unshare >/dev/null 2>&1 || missing_debs+=(util-linux)
+command -v ip >/dev/null 2>&1 || missing_debs+=(iproute2)
+if [[ ${#missing_debs[@]} -gt 0 ]]; then
+    if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+        say "installing ${missing_debs[*]} (unshare, ip) for tests/scrape_ray/"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -q </dev/null
+        apt-get install -y -q --no-install-recommends "${missing_debs[@]}" </dev/null
+    else
+        say "warning: ${missing_debs[*]} missing: tests/scrape_ray/ fail without unshare and ip (apt-get install -y ${missing_debs[*]})"
     fi
 fi
 

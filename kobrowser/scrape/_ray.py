@@ -137,10 +137,11 @@ class RayEngine:
         self._owned = False  # this engine started Ray (and shuts it down)
         self._lanes: list[Lane] = []
         self._started = 0
-        self._changed = anyio.Event()
-        send, receive = anyio.create_memory_object_stream[Lane](math.inf)
-        self._tokens_in: MemoryObjectSendStream[Lane] = send
-        self._tokens_out: MemoryObjectReceiveStream[Lane] = receive
+        # Made in run() (anyio needs the loop): set when the actors change, and the
+        # tokens (a free page slot of a live actor is one of its Lanes in this stream).
+        self._changed: anyio.Event
+        self._tokens_in: MemoryObjectSendStream[Lane]
+        self._tokens_out: MemoryObjectReceiveStream[Lane]
         self._visits = 0
         self._lost = 0
 
@@ -169,7 +170,9 @@ class RayEngine:
         if sniffio.current_async_library() != "asyncio":
             raise KoBrowserError("scrape(..., ray=...) runs on asyncio only, not trio")
         self._ray = import_ray()
+        self._changed = anyio.Event()
         await anyio.to_thread.run_sync(self._connect)
+        self._tokens_in, self._tokens_out = anyio.create_memory_object_stream[Lane](math.inf)
         try:
             slots = await anyio.to_thread.run_sync(self._slots)
             if slots < 1:
@@ -184,6 +187,8 @@ class RayEngine:
         finally:
             with anyio.CancelScope(shield=True):
                 await self._stop_all()
+                self._tokens_in.close()
+                self._tokens_out.close()
                 if self._owned:
                     await anyio.to_thread.run_sync(self._ray.shutdown)
 

@@ -1,0 +1,1 @@
+"""Tests of scrape(..., ray=...) (not named ``ray``: that would shadow the library)."""
