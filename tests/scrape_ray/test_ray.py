@@ -66,7 +66,6 @@ def once_each(records: list[dict[str, Any]], urls: list[str]) -> None:
     assert not failed, f"failed records: {failed[:3]}"
 
 
-@pytest.mark.slow
 def test_a_node_killed_mid_run_loses_no_url_and_records_none_twice() -> None:
     out = run_scenario("kill", nodes=3, pages=100, kill_after=20, concurrency=3)
     assert out["removed"]
@@ -87,7 +86,6 @@ def test_a_node_killed_mid_run_loses_no_url_and_records_none_twice() -> None:
     assert status["visits"] == len(out["urls"]) + status["lost"]
 
 
-@pytest.mark.slow
 def test_per_host_holds_across_the_cluster() -> None:
     out = run_scenario("per_host", nodes=3, pages=24, concurrency=4, per_host=2)
     once_each(out["records"], out["urls"])
@@ -96,7 +94,6 @@ def test_per_host_holds_across_the_cluster() -> None:
     assert out["most_at_once"] == {"127.0.0.1": 2, "localhost": 2}
 
 
-@pytest.mark.slow
 def test_cli_interrupted_then_resumed_has_every_url_once(tmp_path: Path) -> None:
     out = run_scenario("cli", nodes=2, pages=40, stop_after=8, dir=str(tmp_path))
     assert out["first_code"] == 130, out["first_stderr"]
