@@ -37,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 NAME = "scrape_ray"
@@ -163,9 +164,10 @@ def run(quick: bool = False, rounds: int | None = None, pages: int = PAGES) -> s
     n = rounds if rounds is not None else (1 if quick else 3)
     count = 48 if quick and pages == PAGES else pages
     script = 'ip link set lo up && exec "$0" "$@"'
-    command = ["unshare", "--net", "sh", "-c", script, sys.executable, "-m", __name__]
-    command += ["--inner", "--rounds", str(n), "--pages", str(count)]
-    done = subprocess.run(command, stdout=subprocess.PIPE, timeout=3600, check=True)
+    command = ["unshare", "--net", "sh", "-c", script, sys.executable, "-m"]
+    command += ["benchmarks.bench_scrape_ray", "--inner", "--rounds", str(n), "--pages", str(count)]
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(command, stdout=subprocess.PIPE, timeout=3600, check=True, cwd=root)
     rows = json.loads(done.stdout.decode().strip().splitlines()[-1])
     return _report(rows, n, count)
 

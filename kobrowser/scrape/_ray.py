@@ -253,8 +253,13 @@ class RayEngine:
             await lane.serve  # returns only when stopped; raises when the actor dies
         except (TimeoutError, ray.exceptions.RayError):
             pass
-        finally:
-            self._bury(lane)
+        # Cancelled (the Scraper is closing): run() stops the actor, gracefully.
+        self._bury(lane)
+
+    def _give(self, lane: Lane) -> None:
+        """Give back a page slot of ``lane`` (dropped once it is lost)."""
+        if lane.alive:
+            self._tokens_in.send_nowait(lane)
 
     def _bury(self, lane: Lane) -> None:
         """Take ``lane`` out of the run and kill its actor (the keeper replaces it)."""
@@ -303,9 +308,13 @@ class RayEngine:
         async with anyio.create_task_group() as tg:
             while True:
                 lane = await self._token()
-                job = await scheduler.take()
+                try:
+                    job = await scheduler.take()
+                except BaseException:  # the run is cancelled: the slot stays for the next
+                    self._give(lane)
+                    raise
                 if job is None:
-                    self._tokens_in.send_nowait(lane)
+                    self._give(lane)
                     return
                 if not lane.alive:  # lost while the job was awaited: hand it out again
                     scheduler.finish(job, retry_in=0.0)
@@ -328,6 +337,11 @@ class RayEngine:
             except ray.exceptions.RayError as exc:
                 text = " ".join(str(exc).split())[:300]
                 lost = f"lost the browser actor {lane.index} on Ray node {lane.node}: {text}"
+            except BaseException:  # the run is cancelled: stop the page, free its slot
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref)
+                self._give(lane)
+                raise
         if scope.cancelled_caught:
             lost = f"the browser actor {lane.index} did not answer within {self.deadline:g} s"
         if reply is None:
@@ -335,8 +349,7 @@ class RayEngine:
             result, retry_in = self._lost_attempt(job, lost)
         else:
             result, retry_in = self._answer(job, reply)
-            if lane.alive:
-                self._tokens_in.send_nowait(lane)
+            self._give(lane)
         scheduler.finish(job, retry_in=retry_in)
         if result is not None:
             try:

@@ -12,6 +12,9 @@ Scenarios:
         ``kill_after`` records are in.
     per_host: pages of two hosts (127.0.0.1 and localhost), ``per_host``;
         the server counts the most requests of one host it served at once.
+    hang: one browser actor's process is frozen (SIGSTOP) once ``freeze_after``
+        records are in; the driver's per-URL deadline is cut to ``deadline``
+        seconds so the test need not wait the default (3 timeouts + 40 s).
     cli: ``ko-browser scrape --ray ADDRESS`` stopped with SIGINT after
         ``stop_after`` lines, then ``--resume``; the file's records.
 """
@@ -136,6 +139,74 @@ def per_host(args: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = collections.defaultdict(list)
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            children[int(stat.rsplit(")", 1)[1].split()[1])].append(int(entry.name))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def _actor_processes() -> list[int]:
+    """This scenario's browser actor processes (Ray titles them ``ray::BrowserNode``)."""
+    pids = []
+    for pid in _descendants(os.getpid()):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if command.startswith(b"ray::BrowserNode"):
+            pids.append(pid)
+    return pids
+
+
+def hang(args: dict[str, Any]) -> dict[str, Any]:
+    import ray
+
+    import kobrowser
+
+    cluster = start_cluster(args["nodes"])
+    ray.init(address=cluster.address)
+    frozen: list[int] = []
+    with PageServer() as server:
+        pages = Pages(server, args["pages"])
+        urls = [server.url(f"/p/{i}") for i in range(args["pages"])]
+
+        async def run() -> dict[str, Any]:
+            records: list[dict[str, Any]] = []
+            options = {"ray": "auto", "concurrency": args["concurrency"], "per_host": None}
+            async with kobrowser.Scraper(**options) as scraper:
+                assert scraper._engine is not None
+                scraper._engine.deadline = args["deadline"]
+                async for result in scraper.run(urls):
+                    records.append(result.to_dict())
+                    if len(records) == args["freeze_after"]:
+                        actors = _actor_processes()
+                        frozen.append(actors[0])
+                        os.kill(actors[0], signal.SIGSTOP)
+                status = scraper.ray_status
+                left = _actor_processes()
+            return {"records": records, "status": status, "actors_after": left}
+
+        out = asyncio.run(run())
+        out["served"] = dict(pages.served)
+    out["frozen"] = frozen
+    out["frozen_alive"] = bool(frozen) and Path(f"/proc/{frozen[0]}").exists()
+    out["urls"] = urls
+    ray.shutdown()
+    cluster.shutdown()
+    return out
+
+
 def cli(args: dict[str, Any]) -> dict[str, Any]:
     cluster = start_cluster(args["nodes"])
     workdir = Path(args["dir"])
@@ -179,7 +250,7 @@ def cli(args: dict[str, Any]) -> dict[str, Any]:
 def main() -> None:
     name, raw = sys.argv[1], sys.argv[2]
     os.environ.pop("RAY_ADDRESS", None)
-    scenario = {"kill": kill, "per_host": per_host, "cli": cli}[name]
+    scenario = {"kill": kill, "per_host": per_host, "hang": hang, "cli": cli}[name]
     result = scenario(json.loads(raw))
     sys.stdout.write("\n" + json.dumps(result) + "\n")
     sys.stdout.flush()

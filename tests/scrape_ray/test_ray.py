@@ -94,6 +94,19 @@ def test_per_host_holds_across_the_cluster() -> None:
     assert out["most_at_once"] == {"127.0.0.1": 2, "localhost": 2}
 
 
+def test_a_hung_actor_is_replaced_and_its_pages_loaded_elsewhere() -> None:
+    out = run_scenario("hang", nodes=2, pages=40, freeze_after=8, concurrency=3, deadline=8.0)
+    assert out["frozen"]
+    once_each(out["records"], out["urls"])
+    status = out["status"]
+    assert status["lost"] >= 1  # its pages in flight went past the deadline
+    assert status["actors_started"] >= 3  # the two first, then a replacement
+    assert status["actors"] == 2
+    assert out["frozen"][0] not in out["actors_after"]  # killed, not left frozen
+    late = [r for r in out["records"] if r["attempts"] > 1]
+    assert late and all(r["ok"] for r in late)
+
+
 def test_cli_interrupted_then_resumed_has_every_url_once(tmp_path: Path) -> None:
     out = run_scenario("cli", nodes=2, pages=40, stop_after=8, dir=str(tmp_path))
     assert out["first_code"] == 130, out["first_stderr"]
