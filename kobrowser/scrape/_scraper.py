@@ -211,7 +211,8 @@ class Scraper:
 
     def __repr__(self) -> str:
         endpoints = ", ".join(ep.label for ep in self._pool.endpoints)
-        return f"<Scraper concurrency={self.concurrency} [{endpoints}]>"
+        on = "" if self.ray is None else f" ray={self.ray} (each actor:"
+        return f"<Scraper concurrency={self.concurrency}{on} [{endpoints}]{')' if on else ''}>"
 
     @property
     def browsers(self) -> list[Browser]:

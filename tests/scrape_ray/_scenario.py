@@ -15,6 +15,8 @@ Scenarios:
     hang: one browser actor's process is frozen (SIGSTOP) once ``freeze_after``
         records are in; the driver's per-URL deadline is cut to ``deadline``
         seconds so the test need not wait the default (3 timeouts + 40 s).
+    local: ``ray="auto"`` with neither RAY_ADDRESS nor ``ray.init()``: a local
+        Ray of its own, started and shut down by the Scraper.
     cli: ``ko-browser scrape --ray ADDRESS`` stopped with SIGINT after
         ``stop_after`` lines, then ``--resume``; the file's records.
 """
@@ -139,6 +141,18 @@ def per_host(args: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def local(args: dict[str, Any]) -> dict[str, Any]:
+    import ray
+
+    with PageServer() as server:
+        Pages(server, args["pages"], delay=0.0)
+        urls = [server.url(f"/p/{i}") for i in range(args["pages"])]
+        out = asyncio.run(scrape(urls, {"ray": "auto", "concurrency": 2}))
+    out["urls"] = urls
+    out["still_initialized"] = ray.is_initialized()
+    return out
+
+
 def _descendants(root: int) -> list[int]:
     children: dict[int, list[int]] = collections.defaultdict(list)
     for entry in Path("/proc").iterdir():
@@ -195,7 +209,19 @@ def hang(args: dict[str, Any]) -> dict[str, Any]:
                         os.kill(actors[0], signal.SIGSTOP)
                 status = scraper.ray_status
                 left = _actor_processes()
-            return {"records": records, "status": status, "actors_after": left}
+                for _ in range(600):  # the replacement opens its Chrome
+                    if (scraper.ray_status or {}).get("actors") == args["nodes"]:
+                        break
+                    await asyncio.sleep(0.2)
+                later = scraper.ray_status
+                left_later = _actor_processes()
+            return {
+                "records": records,
+                "status": status,
+                "later": later,
+                "actors_after": left,
+                "actors_later": left_later,
+            }
 
         out = asyncio.run(run())
         out["served"] = dict(pages.served)
@@ -250,7 +276,7 @@ def cli(args: dict[str, Any]) -> dict[str, Any]:
 def main() -> None:
     name, raw = sys.argv[1], sys.argv[2]
     os.environ.pop("RAY_ADDRESS", None)
-    scenario = {"kill": kill, "per_host": per_host, "hang": hang, "cli": cli}[name]
+    scenario = {"kill": kill, "per_host": per_host, "hang": hang, "local": local, "cli": cli}[name]
     result = scenario(json.loads(raw))
     sys.stdout.write("\n" + json.dumps(result) + "\n")
     sys.stdout.flush()
