@@ -4,13 +4,16 @@
 #   1. python -m build makes an sdist and, from it, an abi3 wheel with the native
 #      CBOR codec built against the stable ABI (KOBROWSER_LIMITED_API=1, as the
 #      release wheels are; a failed compile fails the build: KOBROWSER_REQUIRE_EXTENSION=1);
-#      the sdist holds the C source and the stubs, the wheel the compiled codec.
+#      the sdist holds the C sources and the stubs, the wheel the compiled codec
+#      and `ko-browser` as the native client (a program) beside `ko-browser-py`.
 #   2. The wheel goes into a fresh virtualenv in a temporary directory:
 #      `ko-browser --help` runs and scripts/check_install.py finds the package
-#      and its codec there (launch() would use the CBOR pipe).
+#      and its codec there (launch() would use the CBOR pipe), and `ko-browser`
+#      is the native client.
 #   3. The sdist is built again with the compiler disabled (CC=/bin/false):
 #      the build still succeeds, and installed into another fresh virtualenv
-#      the package imports and falls back to the JSON pipe.
+#      the package imports and falls back to the JSON pipe, and `ko-browser`
+#      is the script that runs the Python client.
 #
 # It builds what git sees in the working tree (tracked and untracked files, not
 # ignored ones), copied to the temporary directory, so uncommitted changes count
@@ -77,6 +80,7 @@ with zipfile.ZipFile(wheel) as whl:
 
 rules = [
     ("sdist", in_sdist, True, r"kobrowser/cdp/_cbor\.c", "the codec's C source"),
+    ("sdist", in_sdist, True, r"kobrowser/cli/_native/ko_browser\.c", "the native client's source"),
     ("sdist", in_sdist, True, r"kobrowser/cdp/_cbor\.pyi", "the codec's type stub"),
     ("sdist", in_sdist, True, r"kobrowser/py\.typed", "py.typed"),
     ("sdist", in_sdist, True, r"setup\.py", "setup.py"),
@@ -86,10 +90,17 @@ rules = [
     ("wheel", in_wheel, True, r"kobrowser/cdp/_cbor\.[^/]*\.so", "the compiled codec"),
     ("wheel", in_wheel, True, r"kobrowser/cdp/_cbor\.pyi", "the codec's type stub"),
     ("wheel", in_wheel, True, r"kobrowser/py\.typed", "py.typed"),
+    ("wheel", in_wheel, True, r"ko_browser-[^/]*\.data/scripts/ko-browser", "the native client"),
     ("wheel", in_wheel, False, r".*\.[ch]", "C sources"),
     ("wheel", in_wheel, False, r"tests/.*", "tests"),
 ]
 bad = 0
+with zipfile.ZipFile(wheel) as whl:
+    for name in in_wheel:
+        if re.fullmatch(r"ko_browser-[^/]*\.data/scripts/ko-browser", name):
+            if not whl.read(name).startswith(b"\x7fELF"):
+                print("check-package: the wheel's ko-browser is not a program", file=sys.stderr)
+                bad += 1
 for kind, names, wanted, pattern, what in rules:
     found = sorted(n for n in names if re.fullmatch(pattern, n))
     if wanted and not found:
@@ -112,12 +123,24 @@ install_into() {
     fi
 }
 
-# check_env DIR CODEC: run the installed CLI and the import check from outside the checkout.
+# check_env DIR CODEC CLIENT: run the installed CLI and the import check from outside
+# the checkout; CLIENT: native (ko-browser is a program) or python (a script).
 check_env() {
-    local env="$1" codec="$2"
+    local env="$1" codec="$2" client="$3"
     (
         cd "$TMP"
         "$env/bin/ko-browser" --help >/dev/null || die "ko-browser --help failed in $env"
+        "$env/bin/ko-browser-py" --help >/dev/null || die "ko-browser-py --help failed in $env"
+        # An unknown command goes to the Python client either way: its usage error, status 2.
+        status=0
+        "$env/bin/ko-browser" no-such-command >/dev/null 2>&1 || status=$?
+        [[ $status -eq 2 ]] || die "ko-browser no-such-command exited $status in $env, not 2"
+        magic="$(head -c 4 "$env/bin/ko-browser" | od -An -c | tr -d ' ')"
+        if [[ "$client" == native ]]; then
+            [[ "$magic" == '177ELF' ]] || die "ko-browser in $env is not the native client"
+        else
+            [[ "$magic" == '#!'* ]] || die "ko-browser in $env is not the Python script"
+        fi
         "$env/bin/python" -I "$SRC/scripts/check_install.py" --codec "$codec" >&2 \
             || die "the install in $env is wrong (above)"
     )
@@ -127,7 +150,7 @@ check_env() {
 
 say "installing the wheel into a fresh virtualenv"
 install_into "$TMP/wheel-env" "${wheel[0]}"
-check_env "$TMP/wheel-env" required
+check_env "$TMP/wheel-env" required native
 
 # --- 3. the sdist without a compiler -----------------------------------------------
 
@@ -141,11 +164,13 @@ fi
 # The compile must have been tried and have failed (not skipped).
 grep -q 'kobrowser\.cdp\._cbor.*failed' "$log" \
     || { tail -n 40 "$log" >&2; die "the build log does not show the codec's compile failing"; }
+grep -q 'ko-browser native client failed to build' "$log" \
+    || { tail -n 40 "$log" >&2; die "the build log does not show the native client's compile failing"; }
 nocc=("$TMP/nocc"/*.whl)
 [[ ${#nocc[@]} -eq 1 && -f "${nocc[0]}" ]] || die "expected one wheel from the sdist, got: ${nocc[*]}"
 
 say "installing it into another fresh virtualenv"
 install_into "$TMP/nocc-env" "${nocc[0]}"
-check_env "$TMP/nocc-env" absent
+check_env "$TMP/nocc-env" absent python
 
-say "ok: the wheel carries the codec; without a compiler the sdist installs and uses the JSON pipe"
+say "ok: the wheel carries the codec and the native client; without a compiler the sdist installs, uses the JSON pipe and the Python client"

@@ -55,7 +55,7 @@ if [[ ! -x "$VPY" ]]; then
 fi
 
 # The stamp records what was installed: pyproject.toml's hash and the interpreter.
-want_stamp="$( { cat pyproject.toml setup.py kobrowser/cdp/_cbor.c | sha256sum | cut -d' ' -f1; "$VPY" -c 'import sys; print(sys.version)'; } )"
+want_stamp="$( { cat pyproject.toml setup.py kobrowser/cdp/_cbor.c kobrowser/cli/_native/ko_browser.c | sha256sum | cut -d' ' -f1; "$VPY" -c 'import sys; print(sys.version)'; } )"
 if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$want_stamp" ]] \
     && "$VPY" -c 'import kobrowser, pytest, ruff, mypy' >/dev/null 2>&1; then
     :  # up to date

@@ -24,10 +24,12 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_TIMEOUT",
     "LONGEST_WAIT",
+    "NATIVE_REPLY_ENV",
     "PROG",
     "ClientError",
     "connect",
     "exchange",
+    "handed_reply",
     "new_request",
     "suppress_os_error",
 ]
@@ -35,6 +37,9 @@ __all__ = [
 PROG = "ko-browser"
 #: Default command deadline in seconds (the library's default).
 DEFAULT_TIMEOUT = 30.0
+#: Set by the native client (kobrowser/cli/_native/ko_browser.c) when it hands a
+#: reply it received over to this client: ``FD:REQUEST_ID``, the reply line in FD.
+NATIVE_REPLY_ENV = "KOBROWSER_NATIVE_REPLY"
 #: The longest the client waits for one answer, in seconds (about 115 days): a
 #: socket refuses a timeout past time_t (``--timeout 1e300``, ``wait`` of 10**15 ms).
 LONGEST_WAIT = 1e7
@@ -116,6 +121,19 @@ def exchange(
         sock.close()
 
 
+def handed_reply(handoff: str, request: dict[str, Any], paths: SessionPaths) -> dict[str, Any]:
+    """The reply the native client received for ``request`` and handed over, checked
+    and decoded as :func:`exchange` does a reply it reads (the request is not sent:
+    the native client sent it, with the id given here)."""
+    fd, _, request["id"] = handoff.partition(":")
+    try:
+        with open(int(fd), "rb") as file:
+            data = file.read()
+    except (OSError, ValueError) as exc:
+        raise ClientError(f"cannot read the reply the native client handed over: {exc}") from None
+    return _read_reply(None, request, 0.0, paths, data)[0]
+
+
 def _send_and_read(
     sock: socket.socket,
     request: dict[str, Any],
@@ -141,16 +159,19 @@ def _send_and_read(
 
 
 def _read_reply(
-    sock: socket.socket,
+    sock: socket.socket | None,
     request: dict[str, Any],
     budget: float,
     paths: SessionPaths,
     pending: bytes,
 ) -> tuple[dict[str, Any], bytes]:
-    """The next line from the daemon, decoded and checked: (message, bytes after it)."""
+    """The next line from the daemon, decoded and checked: (message, bytes after it).
+
+    With no socket, the line is all in ``pending`` (a reply handed over).
+    """
     chunks: list[bytes] = [pending] if pending else []
     try:
-        while b"\n" not in pending:
+        while sock is not None and b"\n" not in pending:
             chunk = sock.recv(1 << 16)
             if not chunk:
                 break

@@ -18,10 +18,12 @@ import time
 from kobrowser.cli._client._argtypes import no_such_directory, no_such_file
 from kobrowser.cli._client._connection import (
     DEFAULT_TIMEOUT,
+    NATIVE_REPLY_ENV,
     PROG,
     ClientError,
     connect,
     exchange,
+    handed_reply,
     new_request,
     suppress_os_error,
 )
@@ -151,6 +153,9 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
     if start:
         request_opts["start"] = start
     request = new_request(cmd, args, request_opts)
+    handoff = os.environ.pop(NATIVE_REPLY_ENV, None)
+    if handoff is not None:  # the native client sent it and got this reply
+        return _outcome(handed_reply(handoff, request, paths))
 
     sock, stale = connect(paths.socket)
     if sock is None and cmd == "close":
@@ -174,7 +179,11 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
 
         budget += STREAM_GRACE
         on_progress = progress_printer(options["json"], _write)
-    reply = exchange(sock, request, budget, paths, on_progress)
+    return _outcome(exchange(sock, request, budget, paths, on_progress))
+
+
+def _outcome(reply: dict[str, Any]) -> tuple[Any, str]:
+    """(result, text) of a reply, or its error raised as a ClientError."""
     if reply.get("ok"):
         return reply.get("result"), reply.get("text") or ""
     error = reply.get("error") or {"message": "the daemon refused the request"}
