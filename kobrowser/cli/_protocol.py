@@ -25,6 +25,10 @@ before their response, one per action or step; they carry ``progress``
 
     <- {"v": 1, "id": "<same>", "progress": {...}, "text": "click 5: clicked 5"}
 
+``opts.text_only`` (true when the client prints text, not ``--json``) leaves the
+result out of the reply (``"result": {}``), so a large one (a snapshot's node
+tree) is neither built nor sent.
+
 A connection may carry several requests in turn; each gets exactly one
 response. A request id is executed at most once per daemon: a repeated id is
 refused, never run again.

@@ -11,7 +11,10 @@ itself.
 
 from __future__ import annotations
 
+import json
+import socket
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -156,3 +159,23 @@ def test_the_session_is_started_by_the_python_client(
     assert native.fallbacks() == ["run"]
     assert _run("native", native, runtime, ["get", "title"]) == (0, "Both clients\n", "")
     assert native.fallbacks() == []
+
+
+@pytest.mark.shared_session
+def test_a_text_only_request_gets_no_result(ko: Ko, runtime: Runtime, server: PageServer) -> None:
+    """Without --json both clients send text_only: the snapshot's node tree is not built."""
+    ko.ok("open", server.set_page("/both.html", PAGE))
+    replies = {}
+    for text_only in (False, True):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(60)
+            sock.connect(str(runtime.path("default", "sock")))
+            opts = {"text_only": True} if text_only else {}
+            request = {"v": 1, "id": f"t-{text_only}-{time.time_ns()}", "cmd": "snapshot",
+                       "args": {}, "opts": opts}  # fmt: skip
+            sock.sendall(json.dumps(request).encode() + b"\n")
+            replies[text_only] = json.loads(sock.makefile("rb").readline())
+    assert replies[True]["ok"] and replies[True]["result"] == {}
+    assert replies[True]["text"] == replies[False]["text"]
+    assert '3: button "Greet"' in replies[True]["text"]
+    assert replies[False]["result"]["nodes"]

@@ -45,15 +45,23 @@ async def _no_progress(result: dict[str, Any], text: str) -> None:
 
 
 class Context:
-    """What a command needs: the browser, the deadline it was given, and where
-    progress lines go (streaming commands; a no-op elsewhere)."""
+    """What a command needs: the browser, the deadline it was given, where
+    progress lines go (streaming commands; a no-op elsewhere), and whether the
+    client prints only the text (``text_only``: the result is not sent, so a
+    command may skip building a large one)."""
 
     def __init__(
-        self, browser: Browser, timeout: float | None, progress: Progress | None = None
+        self,
+        browser: Browser,
+        timeout: float | None,
+        progress: Progress | None = None,
+        *,
+        text_only: bool = False,
     ) -> None:
         self.browser = browser
         self.timeout = timeout
         self.progress: Progress = progress or _no_progress
+        self.text_only = text_only
 
     def tab(self) -> Tab:
         """The current tab.

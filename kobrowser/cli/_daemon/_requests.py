@@ -17,7 +17,8 @@ For a command's arguments (``args``):
 
 The options (``opts``) are checked the same way, against the global options
 they come from: ``timeout`` (``--timeout``) and, in ``start``, ``headed``,
-``executable_path`` and ``cdp``.
+``executable_path`` and ``cdp``; ``text_only`` (a bool, sent without ``--json``:
+the client prints only the reply's text, so the result is left out).
 
 A bad request gets a ``UsageError`` reply (exit 2); it never reaches the
 library and never becomes an internal error.
@@ -206,11 +207,16 @@ def check_opts(opts: Any) -> dict[str, Any]:
     """``opts`` checked: ``timeout`` (seconds > 0) and ``start`` (how to start the session)."""
     if not isinstance(opts, dict):
         raise RequestError(f"opts must be an object, not {_short(opts)}")
-    unknown = set(opts) - {"timeout", "start"}
+    unknown = set(opts) - {"timeout", "start", "text_only"}
     if unknown:
         raise RequestError(f"unknown option(s) {', '.join(map(_short, sorted(unknown)))}")
     timeout = _argument("opts", _GLOBALS["timeout"], opts.get("timeout"), "opts.timeout")
     out: dict[str, Any] = {"timeout": timeout}
+    text_only = opts.get("text_only", False)
+    if not isinstance(text_only, bool):
+        raise RequestError(f"opts.text_only: expected true or false, got {_short(text_only)}")
+    if text_only:
+        out["text_only"] = True
     start = opts.get("start", {})
     if not isinstance(start, dict):
         raise RequestError(f"opts.start must be an object, not {_short(start)}")

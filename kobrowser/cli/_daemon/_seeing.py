@@ -93,7 +93,8 @@ async def snapshot(ctx: Context, args: Args) -> Result:
     if args.flag("diff"):
         return await _snapshot_diff(ctx, args)
     snap = await Mode.of(args).take(ctx.tab(), ctx.timeout)
-    return snap.to_dict(), snap.text.rstrip("\n")
+    # The node tree of the result is most of a reply: built only for --json.
+    return {} if ctx.text_only else snap.to_dict(), snap.text.rstrip("\n")
 
 
 async def _snapshot_diff(ctx: Context, args: Args) -> Result:

@@ -256,7 +256,13 @@ class RequestServer:
             if stream is None or not await self.send(stream, line):
                 scope.cancel()
 
-        ctx = Context(self.daemon.browser, timeout, progress if stream is not None else None)
+        text_only = bool(opts.get("text_only"))
+        ctx = Context(
+            self.daemon.browser,
+            timeout,
+            progress if stream is not None else None,
+            text_only=text_only,
+        )
         self.daemon.last_activity = anyio.current_time()
         self.daemon.inflight.add(scope)
         try:
@@ -267,7 +273,7 @@ class RequestServer:
                             result, text = await run_command(ctx, cmd, Args(args))
                     else:
                         result, text = await run_command(ctx, cmd, Args(args))
-                return self.reply(request_id, result, text)
+                return self.reply(request_id, {} if text_only else result, text)
             return self.error_reply(
                 request_id,
                 "SessionClosed",

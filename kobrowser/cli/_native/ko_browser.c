@@ -981,7 +981,8 @@ int main(int argc, char **argv) {
             req.command->cmd);
     if (req.args.len) buf_add(&line, req.args.data, req.args.len);
     buf_str(&line, "},\"opts\":{");
-    if (req.timeout) buf_fmt(&line, "\"timeout\":%s", req.timeout);
+    if (req.timeout) buf_fmt(&line, "\"timeout\":%s%s", req.timeout, req.json ? "" : ",");
+    if (!req.json) buf_str(&line, "\"text_only\":true"); /* as the Python client: no result */
     buf_str(&line, "}}\n");
 
     double budget = (req.timeout ? strtod(req.timeout, NULL) : DEFAULT_TIMEOUT) + answer_grace();

@@ -114,6 +114,7 @@ def test_bad_arguments_are_refused(cmd: str, args: Any, wanted: str) -> None:
         ({"v": 1, "id": "a", "cmd": "status", "opts": {"timeout": math.nan}}, "opts.timeout"),
         ({"v": 1, "id": "a", "cmd": "status", "opts": {"timeout": True}}, "opts.timeout"),
         ({"v": 1, "id": "a", "cmd": "status", "opts": {"retry": 1}}, "unknown option"),
+        ({"v": 1, "id": "a", "cmd": "status", "opts": {"text_only": 1}}, "opts.text_only"),
         ({"v": 1, "id": "a", "cmd": "status", "opts": {"start": {"headed": 1}}}, "headed"),
         ({"v": 1, "id": "a", "cmd": "status", "opts": {"start": {"x": 1}}}, "unknown key"),
         ({"v": 1, "id": "a", "cmd": "status", "opts": []}, "opts must be an object"),
@@ -131,6 +132,10 @@ def test_defaults_are_filled_in() -> None:
     assert opts == {"timeout": None}
     _, _, args, _ = check_request(request("status", None))
     assert args == {}
+    _, _, _, opts = check_request(request("snapshot", {}, opts={"text_only": True}))
+    assert opts == {"timeout": None, "text_only": True}
+    _, _, _, opts = check_request(request("snapshot", {}, opts={"text_only": False}))
+    assert opts == {"timeout": None}
 
 
 @settings(max_examples=examples(300), deadline=None)
