@@ -150,8 +150,10 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
     request_opts: dict[str, Any] = {}
     if timeout is not None:
         request_opts["timeout"] = timeout
-    if not options["json"] and not streamed:
-        request_opts["text_only"] = True  # the result is not printed: not sent either
+    if not options["json"] and not streamed and cmd != "close":
+        # The result is not printed: not sent either. (Not for `close`, which
+        # stops a daemon of an older kobrowser too, one that knows no text_only.)
+        request_opts["text_only"] = True
     if start:
         request_opts["start"] = start
     request = new_request(cmd, args, request_opts)

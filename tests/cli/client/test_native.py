@@ -393,3 +393,18 @@ def test_a_private_runtime_directory_is_required(native: Native, runtime: Path) 
     assert went == ["run"] and first == (0, b"T\n", b"")
     assert native.fallbacks() == [] and second == first
     assert runtime.stat().st_mode & 0o077 == 0
+
+
+@pytest.mark.parametrize("client", ["python", "native"])
+def test_text_only_is_asked_without_json_and_never_by_close(
+    native: Native, runtime: Path, client: str
+) -> None:
+    """text_only leaves the result out; `close` never sends it, so it stops an older daemon."""
+    command = native.command if client == "native" else PYTHON_CLIENT
+    daemon = FakeDaemon(runtime, ok("closed"))
+    try:
+        for argv in (["snapshot"], ["--json", "snapshot"], ["close"]):
+            assert _run(command, argv, _env(runtime))[0] == 0
+    finally:
+        daemon.close()
+    assert [r["opts"] for r in daemon.requests] == [{"text_only": True}, {}, {}]
