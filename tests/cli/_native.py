@@ -48,13 +48,18 @@ class Native:
 
 
 def build_native(directory: Path) -> Native | None:
-    """Compile the native client into ``directory``; None without a C compiler."""
+    """Compile the native client into ``directory``; None without a C compiler.
+
+    ``$KOBROWSER_NATIVE_CFLAGS`` adds flags (``-fsanitize=address,undefined``
+    runs the tests under the sanitizers).
+    """
     cc = shutil.which(os.environ.get("CC", "cc"))
     if cc is None:
         return None
     directory.mkdir(parents=True, exist_ok=True)
     subprocess.run(
         [cc, "-O2", "-std=c11", "-Wall", "-Wextra", "-Werror", "-DKOBROWSER_NATIVE_TEST",
+         *os.environ.get("KOBROWSER_NATIVE_CFLAGS", "").split(),
          "-o", str(directory / "ko-browser"), str(SOURCE)],
         check=True,
     )  # fmt: skip

@@ -46,6 +46,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef SOCK_CLOEXEC /* macOS */
+#define SOCK_CLOEXEC 0
+#endif
+#ifndef MSG_NOSIGNAL /* macOS: SO_NOSIGPIPE on the socket instead */
+#define MSG_NOSIGNAL 0
+#endif
+
 #define PROG "ko-browser"
 #define FALLBACK_NAME "ko-browser-py"
 #define DEFAULT_TIMEOUT 30.0
@@ -968,6 +975,11 @@ int main(int argc, char **argv) {
 
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) fallback();
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+#ifdef SO_NOSIGPIPE
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one);
+#endif
     if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
         if (g_interrupted) interrupted();
         close(fd);
