@@ -17,6 +17,11 @@ The matching:
 3. In each stretch that differs, a removed and an added line with the same
    ancestry, role and name (only value or states differ) are paired as
    *changed*, in order; the rest are *removed* and *added*.
+4. With stable ids (``match_ids``) an id names one element, so an id both
+   removed and added is that element once: *moved* when only its place
+   changed (a sorted list: ``~ 7: link "A" (moved, now after 12)``),
+   *changed* when its name, value or states did (``~ 7: button "Cart (1)"
+   (was "Cart (0)")``). No line then says an id is gone that is still there.
 
 A name or value cut to the text limit (``...``) is compared as printed when
 either side comes from snapshot text (a saved baseline), so a baseline read
@@ -28,7 +33,7 @@ from __future__ import annotations
 import difflib
 from collections import deque
 from collections.abc import Iterable, Mapping
-from typing import Final, Literal, Protocol
+from typing import Literal, Protocol
 
 import msgspec
 
@@ -37,8 +42,7 @@ from kobrowser.snapshot._text import NAME_MAX, VALUE_MAX, truncate
 
 __all__ = ["DiffEntry", "SnapshotDiff", "diff_snapshots"]
 
-ChangeKind = Literal["added", "removed", "changed"]
-_MARK: Final = {"added": "+", "removed": "-", "changed": "~"}
+ChangeKind = Literal["added", "removed", "changed", "moved"]
 
 
 class _ElementLike(Protocol):
@@ -72,10 +76,11 @@ DiffInput = _SnapshotLike | ParsedSnapshot | str
 
 
 class DiffEntry(msgspec.Struct, frozen=True, kw_only=True):
-    """One added, removed or changed element.
+    """One added, removed, changed or moved element.
 
     Attributes:
-        kind: ``"added"``, ``"removed"`` or ``"changed"``.
+        kind: ``"added"``, ``"removed"``, ``"changed"``, or ``"moved"``
+            (stable ids only: the same element, same line, elsewhere).
         id: Its id in the new snapshot (``None`` when removed).
         old_id: Its id in the old snapshot (``None`` when added).
         depth: Printed depth (in the new snapshot, or the old when removed).
@@ -85,6 +90,11 @@ class DiffEntry(msgspec.Struct, frozen=True, kw_only=True):
         states: The states (the new ones when changed).
         old_value: The old value (changed elements only, else ``None``).
         old_states: The old states (changed elements only, else ``()``).
+        old_name: The old name of an element whose name changed under the
+            same stable id (changed elements only, else ``None``).
+        after: Where a moved element now stands: the id of the line printed
+            just before it in the new snapshot (``None`` when it is first, or
+            the element did not move).
     """
 
     kind: ChangeKind
@@ -97,6 +107,8 @@ class DiffEntry(msgspec.Struct, frozen=True, kw_only=True):
     states: tuple[str, ...]
     old_value: str | None = None
     old_states: tuple[str, ...] = ()
+    old_name: str | None = None
+    after: int | None = None
 
     def line(self) -> str:
         """This change as one line of :meth:`SnapshotDiff.__str__`."""
@@ -105,7 +117,15 @@ class DiffEntry(msgspec.Struct, frozen=True, kw_only=True):
             return f"- {body} (was {self.old_id})"
         if self.kind == "added":
             return f"+ {self.id}: {body}"
-        before = _describe_state(self.old_value, self.old_states) or "no value or state"
+        if self.kind == "moved":
+            where = "now first" if self.after is None else f"now after {self.after}"
+            return f"~ {self.id}: {body} (moved, {where})"
+        old_name = None if self.old_name is None else f'"{truncate(self.old_name, NAME_MAX)}"'
+        state = _describe_state(self.old_value, self.old_states)
+        if old_name is not None:
+            before = f"{old_name} {state}" if state else old_name
+        else:
+            before = state or "no value or state"
         return f"~ {self.id}: {body} (was {before})"
 
     def to_dict(self) -> dict[str, object]:
@@ -128,6 +148,7 @@ class SnapshotDiff(msgspec.Struct, frozen=True, kw_only=True):
     per change: ``+ 14: button "Pay now"`` (added, with its new id),
     ``- button "Pay" (was 12)`` (removed, with its old id),
     ``~ 8: textbox "Email" value="b@x.org" (was value="a@x.org")`` (changed),
+    ``~ 7: link "A" (moved, now after 12)`` (moved, stable ids only),
     and ``~ Page: "New" (was "Old")`` for the title. Nothing is printed for
     unchanged lines, so no line of it can be mistaken for an element that
     is still there; an empty diff is ``""``.
@@ -148,8 +169,13 @@ class SnapshotDiff(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def changed(self) -> tuple[DiffEntry, ...]:
-        """The elements whose value or states changed."""
+        """The elements whose value or states (or, with stable ids, name) changed."""
         return tuple(e for e in self.entries if e.kind == "changed")
+
+    @property
+    def moved(self) -> tuple[DiffEntry, ...]:
+        """The elements that only moved (stable ids, ``match_ids=True``)."""
+        return tuple(e for e in self.entries if e.kind == "moved")
 
     def __bool__(self) -> bool:
         return bool(self.entries) or self.title is not None
@@ -192,7 +218,8 @@ def diff_snapshots(before: DiffInput, after: DiffInput, *, match_ids: bool = Fal
         match_ids: Match lines with their ids too (stable ids,
             ``launch(ids="stable")``): a line whose id changed is reported
             removed and added, so every id the diff leaves unmentioned
-            still names the element it named.
+            still names the element it named; an id both removed and added
+            is one element, reported once, as moved or changed.
 
     Returns:
         The added, removed and changed elements, with their ids in ``after``
@@ -216,6 +243,8 @@ def diff_snapshots(before: DiffInput, after: DiffInput, *, match_ids: bool = Fal
     old_keys = _keys(old_lines, paths, match_ids)
     new_keys = _keys(new_lines, paths, match_ids)
     entries = _align(old_lines, new_lines, old_keys, new_keys, match_ids)
+    if match_ids:
+        entries = _same_ids(entries, new_lines)
     title = (old_title, new_title) if old_title != new_title else None
     return SnapshotDiff(entries=tuple(entries), title=title)
 
@@ -375,6 +404,47 @@ def _stretch(removed: list[_Line], added: list[_Line], match_ids: bool = False) 
             entries.insert(0, _entry("removed", before))
             entries.append(_entry("added", line))
     return entries
+
+
+def _same_ids(entries: list[DiffEntry], new: list[_Line]) -> list[DiffEntry]:
+    """Stable ids: each id removed and added with the same role is one entry, where it now is."""
+    removed = {e.old_id: e for e in entries if e.kind == "removed"}
+    added = {e.id: e for e in entries if e.kind == "added"}
+    both = {i for i in removed.keys() & added.keys() if removed[i].role == added[i].role}
+    if not both:
+        return entries
+    before: dict[int, int | None] = {}
+    previous: int | None = None
+    for line in new:
+        before[line.id] = previous
+        previous = line.id
+    out: list[DiffEntry] = []
+    for entry in entries:
+        if entry.kind == "removed" and entry.old_id in both:
+            continue
+        if entry.kind != "added" or entry.id not in both:
+            out.append(entry)
+            continue
+        element = entry.id
+        assert element is not None  # an added entry has its new id
+        old = removed[element]
+        if (old.name, old.value, old.states) == (entry.name, entry.value, entry.states):
+            moved = msgspec.structs.replace(
+                entry, kind="moved", old_id=element, after=before.get(element)
+            )
+            out.append(moved)
+        else:
+            out.append(
+                msgspec.structs.replace(
+                    entry,
+                    kind="changed",
+                    old_id=entry.id,
+                    old_value=old.value,
+                    old_states=old.states,
+                    old_name=old.name if old.name != entry.name else None,
+                )
+            )
+    return out
 
 
 def _describe_state(value: str | None, states: tuple[str, ...]) -> str:

@@ -344,3 +344,50 @@ def test_match_ids_reports_a_look_alike_with_a_new_id() -> None:
     assert not diff_snapshots(old, old, match_ids=True)
     changed = diff_snapshots(old, f'1: {before}2: button "B" pressed\n', match_ids=True)
     assert [(e.kind, e.id, e.old_id) for e in changed.entries] == [("changed", 2, 2)]
+
+
+def test_match_ids_reports_a_sorted_list_as_moves_never_as_gone() -> None:
+    # Stable ids: a list sorted in place keeps its elements and their ids.
+    rows = [(11, "Runner", 98), (13, "Lounger", 95), (15, "Socks", 16), (17, "Scarf", 48)]
+
+    def text(order: list[tuple[int, str, int]]) -> str:
+        lines = ['1: button "Sort by price"\n', "2: list\n"]
+        for first, name, _price in order:
+            lines.append(f'  {first}: link "{name}"\n  {first + 1}: button "Add {name}"\n')
+        return "".join(lines) + '30: link "Terms"\n'
+
+    before, after = text(rows), text(sorted(rows, key=lambda row: row[2]))
+    diff = diff_snapshots(before, after, match_ids=True)
+    assert not diff.removed and not diff.added
+    ids_in_order = [int(line.split(":")[0]) for line in after.splitlines()[2:-1]]
+    moved = [e.id for e in diff.moved]
+    # Each moved line is named once, in its new order, with the line it now follows.
+    assert moved == [i for i in ids_in_order if i in moved]
+    assert len(set(moved)) == len(moved) and moved
+    for entry in diff.moved:
+        assert entry.old_id == entry.id
+        index = ids_in_order.index(entry.id)
+        assert entry.after == (ids_in_order[index - 1] if index else 2)
+    first = diff.moved[0]
+    where = f"now after {first.after}" if first.after is not None else "now first"
+    assert _lines(diff)[0] == f'~ {first.id}: {first.role} "{first.name}" (moved, {where})'
+    assert len(_lines(diff)) == len(moved)
+    # Without stable ids a move stays a removal and an addition (the ids are positions).
+    plain = diff_snapshots(before, after)
+    assert plain.removed and plain.added and not plain.moved
+
+
+def test_match_ids_reports_a_renamed_element_once_with_its_old_name() -> None:
+    old = '1: button "Cart (0)"\n2: link "Help"\n'
+    new = '1: button "Cart (1)" focused\n2: link "Help"\n'
+    diff = diff_snapshots(old, new, match_ids=True)
+    assert [(e.kind, e.id, e.old_id, e.old_name) for e in diff.entries] == [
+        ("changed", 1, 1, "Cart (0)")
+    ]
+    assert _lines(diff) == ['~ 1: button "Cart (1)" focused (was "Cart (0)")']
+    # A new element under a new id is still a removal and an addition.
+    replaced = diff_snapshots(old, '3: button "Cart (1)"\n2: link "Help"\n', match_ids=True)
+    assert [(e.kind, e.id, e.old_id) for e in replaced.entries] == [
+        ("removed", None, 1),
+        ("added", 3, None),
+    ]
