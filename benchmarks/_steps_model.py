@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Literal, Protocol
 
 __all__ = ["FLOWS", "Driver", "Intent", "Reply", "Stats", "View", "run_flow"]
@@ -126,21 +127,26 @@ FLOWS: dict[str, list[Intent]] = {
 
 #: What each flow's page must report at the end for the flow to count as done.
 GOALS: dict[str, Callable[[object], bool]] = {
-    "form": lambda s: isinstance(s, dict)
-    and isinstance(s.get("placed"), dict)
-    and s["placed"].get("speed") == "express"
-    and s["placed"].get("Country") == "Austria"
-    and s["placed"].get("gift") == "on",
-    "list": lambda s: isinstance(s, dict)
-    and s.get("cart") == ["Wool Socks", "Wool Lounger", "Straw Hat"],
-    "table": lambda s: isinstance(s, list)
-    and {(r["name"], r["qty"], r["price"]) for r in s}
-    >= {
-        ("Nut M4", 280, "0.06"),
-        ("Hinge large", 30, "4.00"),
-        ("Screw 4x40", 600, "0.05"),
-        ("Rivet", 750, "0.04"),
-    },
+    "form": lambda s: (
+        isinstance(s, dict)
+        and isinstance(s.get("placed"), dict)
+        and s["placed"].get("speed") == "express"
+        and s["placed"].get("Country") == "Austria"
+        and s["placed"].get("gift") == "on"
+    ),
+    "list": lambda s: (
+        isinstance(s, dict) and s.get("cart") == ["Wool Socks", "Wool Lounger", "Straw Hat"]
+    ),
+    "table": lambda s: (
+        isinstance(s, list)
+        and {(r["name"], r["qty"], r["price"]) for r in s}
+        >= {
+            ("Nut M4", 280, "0.06"),
+            ("Hinge large", 30, "4.00"),
+            ("Screw 4x40", 600, "0.05"),
+            ("Rivet", 750, "0.04"),
+        }
+    ),
     "feed": lambda s: isinstance(s, dict) and s.get("liked") == [2, 15, 27, 102, 38],
 }
 
@@ -294,7 +300,7 @@ async def run_flow(
             ref = view.find(intent)
         if ref is None:
             raise FlowFailed(f"{intent}: not in the page the model saw")
-        reply = await call(lambda: driver.act(intent, ref), str(intent), look=False)
+        reply = await call(partial(driver.act, intent, ref), str(intent), look=False)
         if reply.stale:
             stats.stale += 1
             if view.find(intent) in (None, ref):
@@ -302,7 +308,8 @@ async def run_flow(
             ref = view.find(intent)
             if ref is None:
                 raise FlowFailed(f"{intent}: gone after a stale id")
-            reply = await call(lambda: driver.act(intent, ref), f"{intent} (retry)", look=False)
+            retry = partial(driver.act, intent, ref)
+            reply = await call(retry, f"{intent} (retry)", look=False)
         if reply.error:
             raise FlowFailed(f"{intent} failed: {reply.text[:300]}")
         if intent.verb == "click" and not driver.replies_show_page:

@@ -150,7 +150,8 @@ document.getElementById('place').onclick = () => {
 _PRODUCTS = [
     ("Wool Runner", "Shoes", 98), ("Tree Dasher", "Shoes", 135), ("Canvas Sneaker", "Shoes", 60),
     ("Trail Boot", "Shoes", 180), ("Wool Lounger", "Shoes", 95), ("Slip-on Loafer", "Shoes", 75),
-    ("Linen Shirt", "Shirts", 68), ("Wool Overshirt", "Shirts", 120), ("Oxford Shirt", "Shirts", 55),
+    ("Linen Shirt", "Shirts", 68), ("Wool Overshirt", "Shirts", 120),
+    ("Oxford Shirt", "Shirts", 55),
     ("Flannel Shirt", "Shirts", 72), ("Polo Shirt", "Shirts", 45), ("Denim Shirt", "Shirts", 80),
     ("Bucket Hat", "Hats", 30), ("Wool Beanie", "Hats", 25), ("Straw Hat", "Hats", 40),
     ("Baseball Cap", "Hats", 22), ("Felt Fedora", "Hats", 85), ("Sun Visor", "Hats", 18),

@@ -48,7 +48,6 @@ if TYPE_CHECKING:
     from kobrowser._browser import Browser
     from kobrowser._tab import Tab
     from kobrowser._tab._snapshot import Element, Snapshot
-    from kobrowser.snapshot import SnapshotDiff
 
 __all__ = ["Agent", "AgentResult", "Step"]
 
@@ -424,7 +423,7 @@ class Agent:
             return seen.text
         stable = tab.browser.ids == "stable"
         diff = diff_snapshots(before, seen, match_ids=stable)
-        if not stable and _ids(diff_snapshots(before, seen, match_ids=True)) != _ids(diff):
+        if not stable and diff_snapshots(before, seen, match_ids=True).touched() != diff.touched():
             return seen.text  # depth-first ids moved: the ids shown before no longer hold
         if not diff:
             return "(No change on the page since the previous step: its ids still hold.)\n"
@@ -485,8 +484,3 @@ class Agent:
         if _top_document(seen) != _top_document(now):
             return "the page navigated; read the new page"
         return ""
-
-
-def _ids(diff: SnapshotDiff) -> set[int]:
-    """Every id a diff names (new and old): matching ids too names no other when none moved."""
-    return {i for e in diff.entries for i in (e.id, e.old_id) if i is not None}

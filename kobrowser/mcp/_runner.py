@@ -128,9 +128,10 @@ class ToolRunner:
         after = tab.last_snapshot
         assert after is not None
         self._shown[tab.target_id] = after
-        same_ids = self._browser.ids == "stable" or _ids(
-            kobrowser.diff_snapshots(before, after, match_ids=True)
-        ) == _ids(diff)
+        same_ids = (
+            self._browser.ids == "stable"
+            or kobrowser.diff_snapshots(before, after, match_ids=True).touched() == diff.touched()
+        )
         if after.document_id != before.document_id or not same_ids:
             return page_block(after)
         if not diff:
@@ -186,8 +187,3 @@ class ToolRunner:
         with contextlib.suppress(*FAILURES):
             shown = "The page now (use these ids):\n" + await self._page()
         return "\n".join([message, *self._notes(), *([shown] if shown else [])])
-
-
-def _ids(diff: kobrowser.SnapshotDiff) -> set[int]:
-    """Every id a diff names (new and old): matching ids too names no other when none moved."""
-    return {i for e in diff.entries for i in (e.id, e.old_id) if i is not None}

@@ -180,6 +180,25 @@ class SnapshotDiff(msgspec.Struct, frozen=True, kw_only=True):
     def __bool__(self) -> bool:
         return bool(self.entries) or self.title is not None
 
+    def touched(self) -> frozenset[tuple[str, int]]:
+        """What the diff does to ids: ``("-", id)`` an id that no longer names its
+        element, ``("+", id)`` an id that now names a new one, ``("~", id)`` an
+        element changed in place. A moved or renamed element (stable ids) is
+        both ``-`` and ``+``, as a diff without ``match_ids`` reports it, so two
+        diffs of the same snapshots compare equal exactly when no other id moved.
+        """
+        out: set[tuple[str, int]] = set()
+        for e in self.entries:
+            if e.kind == "removed" and e.old_id is not None:
+                out.add(("-", e.old_id))
+            elif e.kind == "added" and e.id is not None:
+                out.add(("+", e.id))
+            elif e.id is not None and (e.kind == "moved" or e.old_name is not None):
+                out.update((("-", e.id), ("+", e.id)))
+            elif e.id is not None:
+                out.add(("~", e.id))
+        return frozenset(out)
+
     def __str__(self) -> str:
         lines: list[str] = []
         if self.title is not None:

@@ -391,3 +391,20 @@ def test_match_ids_reports_a_renamed_element_once_with_its_old_name() -> None:
         ("removed", None, 1),
         ("added", 3, None),
     ]
+
+
+def test_touched_tells_a_rename_in_place_from_ids_that_moved() -> None:
+    # Depth-first ids: a diff may stand for the page only when matching ids too
+    # touches the same ids (mcp and the agent send the whole snapshot otherwise).
+    old = '1: button "Cart (0)"\n2: link "Help"\n'
+    renamed = '1: button "Cart (1)"\n2: link "Help"\n'
+    plain, with_ids = diff_snapshots(old, renamed), diff_snapshots(old, renamed, match_ids=True)
+    assert plain.touched() == with_ids.touched() == {("-", 1), ("+", 1)}
+    swapped = '1: link "Help"\n2: button "Cart (0)"\n'
+    plain, with_ids = diff_snapshots(old, swapped), diff_snapshots(old, swapped, match_ids=True)
+    assert plain.touched() != with_ids.touched()
+    inserted = '1: alert "New"\n2: button "Cart (0)"\n3: link "Help"\n'
+    plain, with_ids = diff_snapshots(old, inserted), diff_snapshots(old, inserted, match_ids=True)
+    assert plain.touched() == {("+", 1)} != with_ids.touched()
+    changed = diff_snapshots(old, '1: button "Cart (0)" focused\n2: link "Help"\n')
+    assert changed.touched() == {("~", 1)}
