@@ -427,6 +427,8 @@ class Agent:
             return seen.text  # depth-first ids moved: the ids shown before no longer hold
         if not diff:
             return "(No change on the page since the previous step: its ids still hold.)\n"
+        if len(str(diff)) >= len(seen.text):
+            return seen.text  # the change takes more to print than the page
         return (
             "(Only what changed since the previous step: + added, - removed, ~ changed; "
             f"the other ids shown before still hold.)\n{diff}"

@@ -117,7 +117,8 @@ class ToolRunner:
         since, e.g. by ``find``), when the page navigated or reloaded, and,
         with depth-first ids, when the change renumbered lines the model saw
         (a diff names only the lines that changed, so every other id must
-        still name the element it named).
+        still name the element it named), and when the change's text is no
+        shorter than the page's.
         """
         before = tab.last_snapshot
         if before is None or self._shown.get(tab.target_id) is not before:
@@ -132,7 +133,11 @@ class ToolRunner:
             self._browser.ids == "stable"
             or kobrowser.diff_snapshots(before, after, match_ids=True).touched() == diff.touched()
         )
-        if after.document_id != before.document_id or not same_ids:
+        if (
+            after.document_id != before.document_id
+            or not same_ids
+            or len(str(diff)) >= len(after.text)  # the change takes more than the page
+        ):
             return page_block(after)
         if not diff:
             return f"URL: {after.url}\nNo change on the page (the ids shown before still hold)."

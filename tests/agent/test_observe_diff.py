@@ -104,6 +104,35 @@ async def test_depth_first_diffs_fall_back_when_ids_move(
         await tab.close()
 
 
+async def test_a_change_longer_than_the_page_comes_whole(
+    stable: Browser, server: PageServer
+) -> None:
+    items = "".join(f"<li><button>Old item {i}</button></li>" for i in range(6))
+    replace = (
+        '<button onclick="l.innerHTML = [0,1,2,3,4,5].map(i => '
+        "'<li><button>New ' + i + '</button></li>').join('')\">Replace</button>"
+    )
+    page = f"<title>L</title><ul id=l>{items}</ul>{replace}"
+    url = server.set_page("/agent-diff-long.html", page)
+    tab = await stable.new_tab(url)
+    pages: list[str] = []
+
+    def reply(messages: list[Message]) -> str:
+        pages.append(page_of(messages))
+        if len(pages) == 1:
+            return "click " + str(id_of(pages[0], 'button "Replace"'))
+        return 'done "ok"'
+
+    try:
+        result = await Agent(stable, ScriptedModel(reply), ids="stable", observe="diff").run("go")
+        assert result.done, "\n".join(map(str, result.steps))
+        # Every item removed and added: the whole page costs less than the change.
+        assert 'Page: "L"' in pages[1] and 'button "New 5"' in pages[1]
+        assert "Only what changed" not in pages[1]
+    finally:
+        await tab.close()
+
+
 async def test_bad_ids_and_observe_are_refused(browser: Browser, stable: Browser) -> None:
     model = ScriptedModel(['done ""'])
     with pytest.raises(ValueError, match="launch it with"):

@@ -98,6 +98,33 @@ async def test_stable_ids_carry_insertions_as_a_change(stable: Browser, pages: P
         await tab.close()
 
 
+REPLACED = (
+    """<!doctype html><title>Replaced</title>
+<ul id="list">"""
+    + "".join(f"<li><button>Old item {i}</button></li>" for i in range(6))
+    + """</ul>
+<button onclick="document.getElementById('list').innerHTML =
+  [0, 1, 2, 3, 4, 5].map(i => '<li><button>New item ' + i + '</button></li>').join('')">Replace
+</button>
+"""
+)
+
+
+async def test_a_change_longer_than_the_page_comes_whole(
+    stable: Browser, server: PageServer
+) -> None:
+    async with Client(build_server(stable, snapshot="diff")) as client:
+        page = await call(client, "open", url=server.set_page("/diff-replaced.html", REPLACED))
+        # Every item removed and added: more to read than the page itself.
+        reply = await call(client, "click", id=find_id(page, r'^button "Replace"'))
+        assert whole(reply) and 'button "New item 5"' in reply and "Old item" not in reply
+        # A small change next is a diff again.
+        reply = await call(client, "hover", id=find_id(reply, r'^button "New item 0"'))
+        assert "Page:" not in reply
+    for tab in stable.tabs:
+        await tab.close()
+
+
 async def test_the_instructions_say_which_rules_hold(stable: Browser, browser: Browser) -> None:
     from kobrowser.mcp import INSTRUCTIONS
 

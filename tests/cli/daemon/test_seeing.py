@@ -174,6 +174,21 @@ def test_snapshot_diff_prints_the_change_or_the_whole_snapshot(ko: Ko, server: P
     assert again["whole"] is True and 'button "Order"' in again["text"]
 
 
+@pytest.mark.shared_session
+def test_snapshot_diff_prints_the_whole_snapshot_when_that_is_shorter(
+    ko: Ko, server: PageServer
+) -> None:
+    items = "".join(f"<li><button>Old item {i}</button></li>" for i in range(6))
+    url = server.set_page("/cli-snapdiff-long.html", f"<title>List</title><ul id=l>{items}</ul>")
+    ko.ok("open", url)
+    ko.ok("snapshot")
+    ko.ok("eval", "l.innerHTML = [0,1,2,3,4,5].map(i => `<li><button>New ${i}</button></li>`)")
+    # Six lines removed and six added print longer than the page's seven lines.
+    data = ko.json("snapshot", "--diff")["result"]
+    assert data["whole"] is True and 'button "New 5"' in data["text"]
+    assert "Old item" not in data["text"]
+
+
 def test_a_session_with_stable_ids(ko: Ko, server: PageServer) -> None:
     url = server.set_page("/cli-stable.html", PAGE)
     ko.ok("--ids", "stable", "open", url)
