@@ -99,16 +99,26 @@ async def snapshot(ctx: Context, args: Args) -> Result:
 
 async def _snapshot_diff(ctx: Context, args: Args) -> Result:
     """``snapshot --diff``: the change since the tab's last snapshot, else the whole one
-    (also when the change is no shorter)."""
+    (also when the change is no shorter, or renumbered depth-first ids)."""
     tab = ctx.tab()
     before = tab.last_snapshot
     changes = await Mode.of(args).changes(tab, ctx.timeout)
     snap = tab.last_snapshot
     assert snap is not None
     text = str(changes).rstrip("\n") or "no changes"
-    if before is None or before.document_id != snap.document_id or len(text) >= len(snap.text):
-        # Nothing to compare with, another document (every id is new), or a
-        # change that takes more to print than the whole page.
+    if (
+        before is None
+        or before.document_id != snap.document_id
+        or len(text) >= len(snap.text)
+        or (
+            ctx.browser.ids != "stable"
+            and kobrowser.diff_snapshots(before, snap, match_ids=True).touched()
+            != changes.touched()
+        )
+    ):
+        # Nothing to compare with, another document (every id is new), a
+        # change that takes more to print than the whole page, or depth-first
+        # ids that moved (a line the diff leaves out would name another element).
         return {**snap.to_dict(), "whole": True}, snap.text.rstrip("\n")
     result = {"url": snap.url, "title": snap.title, "whole": False, "changed": bool(changes)}
     return {**result, **changes.to_dict()}, text

@@ -159,13 +159,23 @@ def test_snapshot_diff_prints_the_change_or_the_whole_snapshot(ko: Ko, server: P
     whole = ko.ok("snapshot", "--diff")
     assert whole.startswith('Page: "Shop"') and 'button "Order"' in whole
     assert ko.ok("snapshot", "--diff") == "no changes\n"
-    ko.ok(
-        "eval", "document.getElementById('list').insertAdjacentHTML('afterbegin', '<li>Zero</li>')"
-    )
+    ko.ok("eval", "document.body.insertAdjacentHTML('beforeend', '<ul><li>Zero</li></ul>')")
     out = ko.ok("snapshot", "--diff").splitlines()
-    assert [re.sub(r"\d+", "N", line) for line in out] == ["+ N: listitem", '+ N: text "Zero"']
-    text_id = int(out[1].split(":")[0][2:])
+    assert [re.sub(r"\d+", "N", line) for line in out] == [
+        "+ N: list",
+        "+ N: listitem",
+        '+ N: text "Zero"',
+    ]
+    text_id = int(out[2].split(":")[0][2:])
     assert ko.ok("get", "text", str(text_id)) == "Zero\n"  # the ids the session acts with
+    # Depth-first ids: a line inserted above renumbers the lines below, which a
+    # diff leaves out, so the whole snapshot comes (every id it prints holds).
+    before = ko.ok("snapshot")
+    ko.ok("eval", "document.getElementById('list').insertAdjacentHTML('afterbegin', '<li>Up</li>')")
+    shifted = ko.json("snapshot", "--diff")["result"]
+    assert shifted["whole"] is True and 'text "Up"' in shifted["text"]
+    order = re.search(r'(\d+): button "Order"', shifted["text"])
+    assert order and f'{order.group(1)}: button "Order"' not in before  # it was renumbered
     data = ko.json("snapshot", "--diff")["result"]
     assert (data["whole"], data["changed"], data["entries"]) == (False, False, [])
     # After a navigation: the whole snapshot again.
