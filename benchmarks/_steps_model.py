@@ -18,7 +18,9 @@ and agent-browser's lines with ``[ref=eN]`` (its deltas quote them in JSON).
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -158,7 +160,7 @@ _KB_LINE = re.compile(rf"^\s*(\d+): ([a-zA-Z]+)(?: {_QUOTED})?")
 _KB_ADDED = re.compile(rf"^\+ (\d+): ([a-zA-Z]+)(?: {_QUOTED})?")
 _KB_CHANGED = re.compile(rf"^~ (\d+): ([a-zA-Z]+)(?: {_QUOTED})?")
 _KB_REMOVED = re.compile(r"^- .*\(was (\d+)\)\s*$")
-_REF_LINE = re.compile(r'- ([a-zA-Z]+)(?: \\?"(.*?)\\?")?[^\n]*?\bref=(e\d+)')
+_REF_LINE = re.compile(r'- ([a-zA-Z]+)(?: \\?"(.*?)\\?")?[^\n]*?\bref=(\w+)')
 
 
 def _unquote(text: str | None) -> str:
@@ -170,6 +172,7 @@ class View:
 
     def __init__(self) -> None:
         self.lines: dict[str, tuple[str, str]] = {}
+        self.stale = 0  # stale-id errors met
 
     def find(self, intent: Intent) -> str | None:
         """The id of the element the intent means (the latest read, if several)."""
@@ -272,12 +275,31 @@ async def run_flow(
         stats.biggest.append((tokens, what))
         if look:
             stats.snapshots += 1
+        if os.environ.get("AGENT_STEPS_TRACE"):
+            print(f"--- {what} ({tokens} tokens)\n{reply.text}", file=sys.stderr, flush=True)
         driver.read(view, reply, look=look)
         return reply
 
     async def looked() -> None:
         await call(driver.look, "look", look=True)
 
+    try:
+        await _steps(driver, url, intents, view, call, looked)
+    except FlowFailed as exc:
+        stats.failure = str(exc)
+    stats.stale = view.stale
+    stats.biggest = sorted(stats.biggest, reverse=True)[:3]
+    return stats
+
+
+async def _steps(
+    driver: Driver,
+    url: str,
+    intents: list[Intent],
+    view: View,
+    call: Callable[..., Awaitable[Reply]],
+    looked: Callable[[], Awaitable[None]],
+) -> None:
     reply = await call(lambda: driver.open(url), "open", look=False)
     if reply.error:
         raise FlowFailed(f"open failed: {reply.text[:300]}")
@@ -302,7 +324,7 @@ async def run_flow(
             raise FlowFailed(f"{intent}: not in the page the model saw")
         reply = await call(partial(driver.act, intent, ref), str(intent), look=False)
         if reply.stale:
-            stats.stale += 1
+            view.stale += 1
             if view.find(intent) in (None, ref):
                 await looked()
             ref = view.find(intent)
@@ -314,5 +336,3 @@ async def run_flow(
             raise FlowFailed(f"{intent} failed: {reply.text[:300]}")
         if intent.verb == "click" and not driver.replies_show_page:
             await looked()
-    stats.biggest = sorted(stats.biggest, reverse=True)[:3]
-    return stats

@@ -43,7 +43,7 @@ from benchmarks._steps_drivers import (
     mcp_client,
     peers_dir,
 )
-from benchmarks._steps_model import FLOWS, GOALS, Driver, FlowFailed, Stats, run_flow
+from benchmarks._steps_model import FLOWS, GOALS, Driver, Stats, run_flow
 from benchmarks.bench_snapshot import count_tokens
 from benchmarks.pages.steps import StepsServer
 
@@ -58,6 +58,9 @@ KOBROWSER = (
     ("kobrowser MCP, default ids, whole", "mcp", "depth-first", False),
     ("kobrowser MCP, stable ids, whole", "mcp", "stable", False),
     ("kobrowser MCP, stable ids, diff", "mcp", "stable", True),
+    # Diffs without stable ids: whole snapshots whenever a change renumbers.
+    ("kobrowser CLI, default ids, diff", "cli", "depth-first", True),
+    ("kobrowser MCP, default ids, diff", "mcp", "depth-first", True),
 )
 PEERS = ("Playwright MCP", "agent-browser", "agent-browser --delta")
 
@@ -112,7 +115,7 @@ async def measure(
                         server.take(flow)
                         try:
                             stats = await run_flow(driver, server.url(flow), FLOWS[flow], count)
-                        except (FlowFailed, TimeoutError) as exc:
+                        except TimeoutError as exc:
                             stats = Stats(failure=str(exc) or type(exc).__name__)
                         await asyncio.sleep(0.3)  # the page's last report in flight
                         stats.done = not stats.failure and GOALS[flow](server.take(flow))
