@@ -11,7 +11,8 @@ error looks again and retries.
 
 Contenders (``benchmarks/_steps_drivers.py``): kobrowser through the CLI and
 through MCP, each with depth-first ids and whole replies (the default),
-stable ids and whole replies, and stable ids and diffs; Playwright MCP
+stable ids and whole replies, stable ids and diffs, and (for comparison)
+depth-first ids and diffs; Playwright MCP
 (``@playwright/mcp``) and agent-browser (``snapshot -i``, and its
 ``--delta``), all on the system's Chromium, installed by ``scripts/peers.sh``.
 
@@ -140,6 +141,14 @@ def report(results: dict[str, dict[str, Stats]], flows: list[str]) -> str:
         "Each cell: steps (commands or tool calls, looks and retries included) / snapshots "
         "(looks) / stale-id errors / o200k tokens of every reply the model read. "
         '"not done": the page did not reach the flow\'s goal.',
+        "",
+        "The model acts only on ids from the latest text it was given, and looks after a "
+        "click or a scroll and when what it needs is not in what it saw. Through the CLI a "
+        "look is `snapshot -i` (`--diff`), for agent-browser `snapshot -i` (`--delta`), for "
+        "Playwright MCP `browser_snapshot` (its action replies link the snapshot as a file); "
+        "kobrowser's MCP replies carry the page (interactive snapshot, or its change), so "
+        "it never needs one. MCP tool lists (once per session) are not counted: see the "
+        "`mcp` section.",
         "",
         "| contender | " + " | ".join(flows) + " | total tokens |",
         "|---|" + "---:|" * (len(flows) + 1),
