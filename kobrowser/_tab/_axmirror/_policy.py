@@ -127,7 +127,7 @@ class TabMirror:
         if mirror is None:
             mirror = DocumentMirror(self._page, settings, self._spawn)
             self._mirror, self._mirror_settings = mirror, settings
-        mirror.start_crawl(timeout)
+        mirror.start_crawl(timeout, nodes)
 
     async def frame_nodes(
         self,
@@ -244,7 +244,7 @@ class TabMirror:
             if mirror is None:
                 mirror = mirrors[key] = DocumentMirror(session, settings, self._spawn, frame_id)
                 self._mirror_settings = settings
-            mirror.start_crawl(timeout)
+            mirror.start_crawl(timeout, nodes)
 
     def close(self) -> None:
         """Stop and forget the mirrors. Idempotent."""

@@ -40,6 +40,13 @@ class AXMirrorSettings(msgspec.Struct, frozen=True, kw_only=True):
         crawl_batch: ``getChildAXNodes`` calls per batch while the mirror is
             built in the background (an action or snapshot waits behind at
             most one batch).
+        join_crawl: a default snapshot that comes while the mirror is built
+            waits for the crawl to end (which then sends all its calls at
+            once) and is served by the mirror, when what is left of the
+            crawl is estimated to cost at most this many full fetches of the
+            document; otherwise it fetches in full. Snapshots back to back
+            otherwise leave the crawl a batch or two each, and it never
+            ends. 0: never wait.
     """
 
     enabled: bool = True
@@ -48,6 +55,7 @@ class AXMirrorSettings(msgspec.Struct, frozen=True, kw_only=True):
     check_every: int = 50
     verify: bool = False
     crawl_batch: int = 128
+    join_crawl: float = 6.0
 
     def __post_init__(self) -> None:
         def bad(name: str, expected: str) -> InvalidArgumentError:
@@ -66,6 +74,9 @@ class AXMirrorSettings(msgspec.Struct, frozen=True, kw_only=True):
         share = self.max_update_share
         if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 < share <= 1:
             raise bad("max_update_share", "a number in (0, 1]")
+        join = self.join_crawl
+        if isinstance(join, bool) or not isinstance(join, (int, float)) or not 0 <= join < 1e9:
+            raise bad("join_crawl", "a number >= 0")
 
 
 _WORDS: Final[Mapping[str, Mapping[str, object]]] = {
