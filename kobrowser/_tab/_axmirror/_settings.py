@@ -28,6 +28,11 @@ class AXMirrorSettings(msgspec.Struct, frozen=True, kw_only=True):
             had at least this many AX nodes (not counting the inline text
             boxes, which the CBOR pipe leaves out: the same on every
             transport).
+        repeat_min_nodes: a smaller document with at least this many nodes
+            gets a mirror at its third full fetch in a row (a tab that
+            snapshots the same document again and again: a poll, a loop of
+            actions on one page), so that a page that did not change costs
+            one round trip, not a fetch. ``min_nodes`` or more: never.
         max_update_share: a snapshot whose pending updates touch more than
             this share of the mirrored nodes is fetched in full instead
             (it would cost as much, and a page that changed that much is
@@ -51,6 +56,7 @@ class AXMirrorSettings(msgspec.Struct, frozen=True, kw_only=True):
 
     enabled: bool = True
     min_nodes: int = 10_000
+    repeat_min_nodes: int = 1_000
     max_update_share: float = 0.25
     check_every: int = 50
     verify: bool = False
@@ -67,7 +73,12 @@ class AXMirrorSettings(msgspec.Struct, frozen=True, kw_only=True):
         for name in ("enabled", "verify"):
             if not isinstance(getattr(self, name), bool):
                 raise bad(name, "True or False")
-        for name, low in (("min_nodes", 0), ("check_every", 0), ("crawl_batch", 1)):
+        for name, low in (
+            ("min_nodes", 0),
+            ("repeat_min_nodes", 0),
+            ("check_every", 0),
+            ("crawl_batch", 1),
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise bad(name, f"a whole number >= {low}")
