@@ -58,10 +58,10 @@ from kobrowser._tab._axmirror._store import (
     MirrorStore,
     UpdateVerdict,
     crawl_calls,
-    decode_nodes,
+    decode_nodes_unpaused,
     reads_children,
 )
-from kobrowser.snapshot._ax import AXNode, FlatAXNode, decode_ax_tree
+from kobrowser.snapshot._ax import AXNode, FlatAXNode, decode_ax_tree, gc_paused
 
 if TYPE_CHECKING:
     from kobrowser.cdp import BatchCall, CDPSession
@@ -433,15 +433,17 @@ class DocumentMirror:
         if store is None:
             inbox.clear()
             return
-        while inbox:
-            batch = inbox[:]
-            inbox.clear()
-            for kind, raw in batch:
-                nodes = decode_nodes(raw)
-                if kind == _UPDATE:
-                    store.update(nodes, verdict)
-                else:
-                    store.put(nodes)
+        decode = decode_nodes_unpaused
+        with gc_paused():  # once for the lot: a crawl's round holds thousands of answers
+            while inbox:
+                batch = inbox[:]
+                inbox.clear()
+                for kind, raw in batch:
+                    nodes = decode(raw)
+                    if kind == _UPDATE:
+                        store.update(nodes, verdict)
+                    else:
+                        store.put(nodes)
         for suspect in verdict.suspects:
             # Read the <select>-like node (through its parent) and its subtree again.
             store.forget_below(suspect)

@@ -28,6 +28,7 @@ __all__ = [
     "UpdateVerdict",
     "crawl_calls",
     "decode_nodes",
+    "decode_nodes_unpaused",
     "reads_children",
 ]
 
@@ -93,6 +94,11 @@ def decode_nodes(raw: bytes | bytearray | memoryview | str) -> list[AXNode]:
     """The ``nodes`` of a ``getChildAXNodes`` answer or a ``nodesUpdated`` event."""
     with gc_paused():
         return _NODES.decode(raw).nodes
+
+
+def decode_nodes_unpaused(raw: bytes | bytearray | memoryview | str) -> list[AXNode]:
+    """:func:`decode_nodes` for a caller that paused the collector around many."""
+    return _NODES.decode(raw).nodes
 
 
 class UpdateVerdict(msgspec.Struct):
