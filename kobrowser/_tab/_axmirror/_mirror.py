@@ -80,6 +80,14 @@ Measured on the 1,500-row table (25,539 nodes, Chromium 156, CBOR pipe): a
 crawl call costs about 100 us of renderer CPU, 75 us in the browser
 process and 30 us here; a full snapshot about 23 us per node in all."""
 
+HURRY_BATCH: Final = 2048
+"""``getChildAXNodes`` calls per batch while a snapshot waits for the crawl
+(each batch shares one deadline)."""
+
+_OVERSHOOT: Final = 2
+"""A crawl that asked this many times the calls it planned (a page that
+keeps changing under it) is no longer waited for."""
+
 _MAX_ROUNDS: Final = 8
 """Rounds of fetching unknown children before giving up on a snapshot."""
 
@@ -249,6 +257,8 @@ class DocumentMirror:
         self._served = 0
         self._lock = anyio.Lock()
         self._settled = anyio.Event()  # set when a crawl ends (ready or failed)
+        # Set when the crawl ends or overshoots its plan: what a waiting snapshot waits for.
+        self._release = anyio.Event()
         self._enabled = False
         self._removers: list[Callable[[], None]] = []
         # The crawl's plan (from the document read in full that started it):
@@ -312,6 +322,7 @@ class DocumentMirror:
         self._asked = 0
         self._hurry = False
         self._settled = anyio.Event()
+        self._release = anyio.Event()
         generation = self._generation
         self._spawn(lambda: self._crawl(generation, timeout))
 
@@ -325,6 +336,7 @@ class DocumentMirror:
         self._refetch.clear()
         self._state = "idle"
         self._settled.set()
+        self._release.set()
         self.stats["resets"] += 1
 
     def close(self) -> None:
@@ -332,6 +344,7 @@ class DocumentMirror:
         self._generation += 1
         self._state = "closed"
         self._settled.set()
+        self._release.set()
         self._store = None
         self._inbox.clear()
         for remove in self._removers:
@@ -387,13 +400,16 @@ class DocumentMirror:
                         return
                     store = self._store
                     self._drain(UpdateVerdict())
-                    limit = None if self._hurry else self._settings.crawl_batch
+                    limit = HURRY_BATCH if self._hurry else self._settings.crawl_batch
                     parents = self._wanted(store, limit)
                     if not parents:
                         parents = store.collect()[1]  # the whole walk, to be sure
                         if not parents:
                             break
                     self._asked += len(parents)
+                    if self._overshot():
+                        self._hurry = False  # a page that keeps changing: no one waits
+                        self._release.set()
                     store.discard(await self._fetch(parents, timeout))
             if generation == self._generation:
                 self._ready_at = started + THROTTLE_WINDOW
@@ -406,6 +422,7 @@ class DocumentMirror:
         finally:
             if generation == self._generation:
                 self._settled.set()
+                self._release.set()
 
     async def _fetch(self, parents: list[str], timeout: float) -> list[str]:
         """Ask for the children of ``parents``; the answers join the inbox.
@@ -479,10 +496,13 @@ class DocumentMirror:
     def _joins(self) -> bool:
         """Whether a snapshot now should wait for the crawl under way (see ``join_crawl``)."""
         share = self._settings.join_crawl
-        if self._state != "crawling" or share <= 0 or not self._seed_nodes:
+        if self._state != "crawling" or share <= 0 or not self._seed_nodes or self._overshot():
             return False
         left = max(self._planned - self._asked, 0)
         return left * CALL_COST <= share * self._seed_nodes
+
+    def _overshot(self) -> bool:
+        return self._asked > _OVERSHOOT * self._planned + self._settings.crawl_batch
 
     async def answer(self, *, timeout: float) -> MirrorAnswer | None:
         """Like :meth:`nodes`, with what changed since the previous answer.
@@ -490,7 +510,9 @@ class DocumentMirror:
         While the crawl runs, it waits for the crawl to end when what is left
         of it is estimated to cost at most ``join_crawl`` full fetches (the
         crawl then sends every call it knows of at once), and answers from
-        the mirror; otherwise it answers None at once.
+        the mirror; otherwise it answers None at once. The wait ends after
+        ``timeout``, or when the crawl asked twice the calls it planned (a
+        page that keeps changing under it), with None.
 
         Cancelling the caller abandons the wait or the barrier; the crawl
         goes on, and the mirror stays usable (what arrived is applied on the
@@ -499,7 +521,8 @@ class DocumentMirror:
         if self._joins():
             self.stats["joined"] += 1
             self._hurry = True
-            await self._settled.wait()
+            with anyio.move_on_after(timeout):
+                await self._release.wait()
             if self._state == "ready":
                 # The crawl was quicker than Chrome's first event throttle.
                 await anyio.sleep(max(0.0, self._ready_at - time.monotonic()))

@@ -412,6 +412,10 @@ def test_a_snapshot_waits_for_the_crawl_when_the_rest_costs_few_full_fetches() -
     assert not half._joins()
     half._asked = 50  # half of the crawl is done
     assert half._joins()
+    # A crawl that asked twice its plan (and a batch) is chasing a page that
+    # keeps changing: no snapshot waits for it.
+    half._asked = 2 * 100 + AXMirrorSettings().crawl_batch + 1
+    assert not half._joins()
     half.reset()
     assert not half._joins()  # no crawl under way
     assert len(spawned) == 5
