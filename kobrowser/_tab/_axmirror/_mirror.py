@@ -57,7 +57,7 @@ from kobrowser._tab._axmirror._settings import AXMirrorSettings
 from kobrowser._tab._axmirror._store import (
     MirrorStore,
     UpdateVerdict,
-    crawl_calls,
+    crawl_parents,
     decode_nodes_unpaused,
     reads_children,
 )
@@ -265,6 +265,8 @@ class DocumentMirror:
         # the nodes read, the calls expected, the calls made; and whether a
         # snapshot waits for it (then it sends every call it knows of at once).
         self._seed_nodes = 0
+        self._seed: list[str] = []  # the parents to ask for, in the full fetch's order
+        self._seed_root: str | None = None
         self._planned = 0
         self._asked = 0
         self._hurry = False
@@ -318,7 +320,9 @@ class DocumentMirror:
             return
         self._state = "crawling"
         self._seed_nodes = 0 if read is None else len(read)
-        self._planned = 0 if read is None else crawl_calls(read)
+        self._seed = [] if read is None else crawl_parents(read)
+        self._seed_root = read[0].nodeId if read else None
+        self._planned = len(self._seed)
         self._asked = 0
         self._hurry = False
         self._settled = anyio.Event()
@@ -394,6 +398,10 @@ class DocumentMirror:
                 return
             self._inbox.clear()  # events before the root: nothing asked for yet
             self._store = MirrorStore(root.node)
+            seed, self._seed = self._seed, []
+            if root.node.nodeId == self._seed_root:
+                await self._seeded(seed, generation, timeout)
+            # What the seed did not cover (changes meanwhile, another document).
             while generation == self._generation:
                 async with self._lock:
                     if generation != self._generation:
@@ -423,6 +431,62 @@ class DocumentMirror:
             if generation == self._generation:
                 self._settled.set()
                 self._release.set()
+
+    async def _seeded(self, seed: list[str], generation: int, timeout: float) -> None:
+        """Ask for the children of the parents the full fetch listed, in its order.
+
+        No round trip waits for an answer to know what to ask next: a batch
+        at a time in the background; once a snapshot waits (``_hurry``),
+        batches of :data:`HURRY_BATCH`, two in flight, the answers applied
+        between them (Chrome works on the next batch meanwhile).
+        """
+        at = 0
+        while at < len(seed) and generation == self._generation:
+            if self._hurry:
+                await self._pipelined(seed[at:], generation, timeout)
+                return
+            async with self._lock:
+                store = self._store
+                if generation != self._generation or store is None:
+                    return
+                self._drain(UpdateVerdict())
+                chunk = seed[at : at + self._settings.crawl_batch]
+                at += len(chunk)
+                self._asked += len(chunk)
+                store.discard(await self._fetch(chunk, timeout))
+
+    async def _pipelined(self, parents: list[str], generation: int, timeout: float) -> None:
+        """Ask for the children of ``parents`` in batches, two in flight (see :meth:`_seeded`)."""
+        store = self._store
+        failed: list[str] = []
+        errors: list[KoBrowserError] = []
+
+        async def fetch(chunk: list[str], done: anyio.Event) -> None:
+            try:
+                failed.extend(await self._fetch(chunk, timeout))
+            except KoBrowserError as exc:  # raised below, not as a group
+                errors.append(exc)
+            finally:
+                done.set()
+
+        async with anyio.create_task_group() as group:
+            dones: list[anyio.Event] = []
+            for at in range(0, len(parents), HURRY_BATCH):
+                if generation != self._generation or errors:
+                    break
+                chunk = parents[at : at + HURRY_BATCH]
+                dones.append(anyio.Event())
+                self._asked += len(chunk)
+                group.start_soon(fetch, chunk, dones[-1])
+                if len(dones) >= 2:
+                    await dones[-2].wait()
+                    async with self._lock:
+                        if generation == self._generation:
+                            self._drain(UpdateVerdict())
+        if errors:
+            raise errors[0]
+        if store is not None and generation == self._generation:
+            store.discard(failed)
 
     async def _fetch(self, parents: list[str], timeout: float) -> list[str]:
         """Ask for the children of ``parents``; the answers join the inbox.

@@ -27,6 +27,7 @@ __all__ = [
     "MirrorStore",
     "UpdateVerdict",
     "crawl_calls",
+    "crawl_parents",
     "decode_nodes",
     "decode_nodes_unpaused",
     "reads_children",
@@ -60,15 +61,17 @@ def reads_children(node: AXNode) -> bool:
     return role_info(raw if raw.__class__ is str else "")[1] >= TRANSPARENT
 
 
-def crawl_calls(nodes: Sequence[AXNode | FlatAXNode]) -> int:
-    """About how many ``getChildAXNodes`` calls a crawl of these nodes makes.
+def crawl_parents(nodes: Sequence[AXNode | FlatAXNode]) -> list[str]:
+    """The nodes a crawl of these nodes asks for the children of, in their order.
 
-    One per shown node whose children the walk reads (:func:`reads_children`)
+    Every shown node whose children the walk reads (:func:`reads_children`)
     and that has any: an ignored child's children come with its parent's
     answer. ``nodes`` as a full fetch read them, flat (the CBOR pipe's
-    projection, which already leaves the text pieces' children out) or not.
+    projection, which already leaves the text pieces' children out) or not;
+    a full fetch lists every node after its parent, so asking in this order
+    stores each node before its children's answer.
     """
-    calls = 0
+    out: list[str] = []
     kinds: dict[Any, bool] = {}
     for node in nodes:
         if node.ignored or not node.childIds:
@@ -79,8 +82,15 @@ def crawl_calls(nodes: Sequence[AXNode | FlatAXNode]) -> int:
         reads = kinds.get(raw)
         if reads is None:
             reads = kinds[raw] = role_info(raw if raw.__class__ is str else "")[1] >= TRANSPARENT
-        calls += reads
-    return calls
+        if reads:
+            out.append(node.nodeId)
+    return out
+
+
+def crawl_calls(nodes: Sequence[AXNode | FlatAXNode]) -> int:
+    """About how many ``getChildAXNodes`` calls a crawl of these nodes makes (see
+    :func:`crawl_parents`)."""
+    return len(crawl_parents(nodes))
 
 
 class _Nodes(msgspec.Struct, gc=False):
