@@ -1,5 +1,13 @@
 """Click, then snapshot, on a 2,000-row page: AX mirror vs full fetch vs Playwright.
 
+Then, on a 1,500-row page (about 25,000 AX nodes), snapshots back to back
+with no pause between them (a polling agent, a monitoring loop): each
+contender loops alone on a page of its own, ``B2B_CALLS`` calls:
+``tab.snapshot()`` (the mirror: the first call fetches in full and starts
+the crawl, a call that comes while it runs waits for it), ``tab.snapshot(fresh=True)``
+and Playwright's ``aria_snapshot(mode="ai")``. Every mirrored text must
+equal the ``fresh=True`` text (the page does not change).
+
 The page is the benchmark table (``benchmarks/pages``, 2,000 rows, about
 30,000 AX nodes) with a click handler: clicking a row's button changes its
 label and the row's status cell (a few AX nodes). Each contender runs on its
@@ -39,6 +47,8 @@ TITLE = "Click, then snapshot: AX mirror vs full fetch vs Playwright (2,000-row 
 ROWS = 2000
 STEPS = 20
 PAUSE = 0.1
+B2B_ROWS = 1500
+B2B_CALLS = 18
 
 _SCRIPT = (
     "<script>document.addEventListener('click', e => {"
@@ -168,6 +178,108 @@ async def run_all(rows: int, steps: int) -> dict[str, Any]:
     return result
 
 
+async def back_to_back(rows: int, calls: int) -> dict[str, Any]:
+    """Each contender's ``calls`` snapshots back to back, alone, on a fresh page."""
+    from playwright.async_api import async_playwright
+
+    import kobrowser
+    from kobrowser import AXMirrorSettings
+    from kobrowser.cdp import find_chrome
+
+    chrome = find_chrome()
+    server = page_server(rows).start()
+    url = server.url("/table")
+    times: dict[str, list[float]] = {}
+    result: dict[str, Any] = {"rows": rows, "calls": calls, "times": times}
+    try:
+        async with (
+            kobrowser.launch(executable_path=chrome, timeout=120) as kb,
+            async_playwright() as p,
+        ):
+            kb.ax_mirror = AXMirrorSettings()  # the default, whatever the environment
+            pw = await p.chromium.launch(executable_path=chrome, args=["--no-sandbox"])
+            try:
+                texts: dict[str, list[str]] = {}
+                for name, fresh in (("fresh", True), ("mirror", False)):
+                    tab = await kb.new_tab(url)
+                    await asyncio.sleep(0.5)
+                    gc.collect()
+                    times[name], texts[name] = [], []
+                    for _ in range(calls):
+                        start = time.perf_counter()
+                        snap = await tab.snapshot(fresh=fresh)
+                        times[name].append(time.perf_counter() - start)
+                        texts[name].append(snap.text)
+                    if name == "mirror":
+                        snapshotter: Any = tab._snapshotter  # private: the report reads it
+                        result["stats"] = dict(snapshotter.mirror.mirror.stats)
+                        result["ax_nodes"] = len(await _full_nodes(tab))
+                    await tab.close()
+                    _log(
+                        f"back to back, {name}: "
+                        + ", ".join(f"{t * 1000:.0f}" for t in times[name])
+                    )
+                page = await pw.new_page()
+                await page.goto(url, wait_until="load")
+                await asyncio.sleep(0.5)
+                gc.collect()
+                times["playwright"] = []
+                for _ in range(calls):
+                    start = time.perf_counter()
+                    await page.aria_snapshot(mode="ai")
+                    times["playwright"].append(time.perf_counter() - start)
+                _log(
+                    "back to back, playwright: "
+                    + ", ".join(f"{t * 1000:.0f}" for t in times["playwright"])
+                )
+                expected = texts["fresh"][0]
+                assert all(text == expected for text in texts["fresh"] + texts["mirror"]), (
+                    "a back-to-back snapshot differs from fresh=True"
+                )
+            finally:
+                await pw.close()
+    finally:
+        server.close()
+    return result
+
+
+def b2b_table(r: dict[str, Any]) -> str:
+    def ms(seconds: float) -> str:
+        return f"{seconds * 1000:.0f} ms"
+
+    times = r["times"]
+    later = {name: statistics.median(values[4:]) for name, values in times.items()}
+    lines = [
+        f"{r['rows']:,} rows, {r['ax_nodes']:,} AX nodes; {r['calls']} snapshots back to back "
+        "per contender, each alone on a page of its own.",
+        "",
+        "| contender | call 1 | call 2 | call 3 | call 4 | median from call 5 | vs Playwright "
+        "(from call 5) | total |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    shown = {
+        "mirror": "kobrowser `snapshot()` (mirror)",
+        "fresh": "kobrowser `snapshot(fresh=True)`",
+        "playwright": "Playwright `aria_snapshot(mode='ai')`",
+    }
+    for name in ("mirror", "fresh", "playwright"):
+        values = times[name]
+        ratio = later[name] / later["playwright"]
+        lines.append(
+            f"| {shown[name]} | "
+            + " | ".join(ms(v) for v in values[:4])
+            + f" | {ms(later[name])} | {ratio:.2f}x | {ms(sum(values))} |"
+        )
+    lines += [
+        "",
+        f"- Mirror stats: {r['stats']} (joined: a snapshot waited for the crawl under way).",
+        "- Every snapshot's text equals the `fresh=True` one's.",
+        "- Target (issue 33): at most 0.1x Playwright's time from the fifth call on "
+        f"(**{later['mirror'] / later['playwright']:.2f}x**).",
+    ]
+    return "\n".join(lines)
+
+
 async def _full_nodes(tab: Any) -> list[Any]:
     from kobrowser.snapshot import decode_ax_tree
 
@@ -215,7 +327,8 @@ def table(r: dict[str, Any]) -> str:
 
 async def run(quick: bool) -> str:
     result = await run_all(ROWS, 5 if quick else STEPS)
-    return table(result)
+    b2b = await back_to_back(B2B_ROWS, 8 if quick else B2B_CALLS)
+    return table(result) + "\n\n### Snapshots back to back (1,500-row page)\n\n" + b2b_table(b2b)
 
 
 def main() -> None:
@@ -223,9 +336,16 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--steps", type=int, default=STEPS)
     parser.add_argument("--rows", type=int, default=ROWS)
+    parser.add_argument(
+        "--only", choices=("click", "back-to-back"), help="run one of the two parts only"
+    )
     args = parser.parse_args()
-    result = asyncio.run(run_all(args.rows, 5 if args.quick else args.steps))
-    print(table(result), file=sys.stdout)
+    if args.only != "back-to-back":
+        result = asyncio.run(run_all(args.rows, 5 if args.quick else args.steps))
+        print(table(result), file=sys.stdout)
+    if args.only != "click":
+        b2b = asyncio.run(back_to_back(B2B_ROWS, 8 if args.quick else B2B_CALLS))
+        print(b2b_table(b2b), file=sys.stdout)
 
 
 if __name__ == "__main__":

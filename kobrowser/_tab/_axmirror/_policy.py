@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from kobrowser._tab._axmirror._mirror import DocumentMirror, MirrorAnswer, Spawn
 from kobrowser._tab._axmirror._settings import AXMirrorSettings
@@ -13,7 +13,11 @@ if TYPE_CHECKING:
     from kobrowser.cdp import CDPSession
     from kobrowser.snapshot import AXNode
 
-__all__ = ["TabMirror"]
+__all__ = ["REPEATS", "TabMirror"]
+
+REPEATS: Final = 3
+"""Full fetches in a row of one top document that give it a mirror from
+``AXMirrorSettings.repeat_min_nodes`` nodes on."""
 
 _Key = TypeVar("_Key", bound=Hashable)
 
@@ -54,6 +58,10 @@ class TabMirror:
         self._mirror_settings: AXMirrorSettings | None = None
         self._frames: dict[CDPSession, DocumentMirror] = {}
         self._same: dict[tuple[CDPSession, str], DocumentMirror] = {}
+        # The root node id of the top document read in full last, and how
+        # many full fetches in a row read it.
+        self._root: str | None = None
+        self._reads = 0
 
     @property
     def mirror(self) -> DocumentMirror | None:
@@ -119,15 +127,27 @@ class TabMirror:
         return await mirror.answer(timeout=timeout)
 
     def after_full(self, nodes: Sequence[AXNode], *, timeout: float) -> None:
-        """A full fetch read these top-document nodes: build a mirror if it pays."""
+        """A full fetch read these top-document nodes: build a mirror if it pays.
+
+        It pays for a document of ``min_nodes`` nodes at once, and for one of
+        ``repeat_min_nodes`` at its :data:`REPEATS` th full fetch in a row.
+        """
         mirror = self._current()
         settings = self._settings()
-        if not settings.enabled or not _pays(nodes, settings.min_nodes) or self._page.closed:
+        root = nodes[0].nodeId if nodes else None
+        self._reads = self._reads + 1 if root == self._root else 1
+        self._root = root
+        if not settings.enabled or self._page.closed:
+            return
+        least = settings.min_nodes
+        if self._reads >= REPEATS:
+            least = min(least, settings.repeat_min_nodes)
+        if not _pays(nodes, least):
             return
         if mirror is None:
             mirror = DocumentMirror(self._page, settings, self._spawn)
             self._mirror, self._mirror_settings = mirror, settings
-        mirror.start_crawl(timeout)
+        mirror.start_crawl(timeout, nodes)
 
     async def frame_nodes(
         self,
@@ -244,7 +264,7 @@ class TabMirror:
             if mirror is None:
                 mirror = mirrors[key] = DocumentMirror(session, settings, self._spawn, frame_id)
                 self._mirror_settings = settings
-            mirror.start_crawl(timeout)
+            mirror.start_crawl(timeout, nodes)
 
     def close(self) -> None:
         """Stop and forget the mirrors. Idempotent."""

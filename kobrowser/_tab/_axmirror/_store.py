@@ -13,14 +13,25 @@ messages arrived.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Final
+from collections.abc import Iterable, Sequence
+from typing import Any, Final
 
 import msgspec
 
-from kobrowser.snapshot._ax import AXNode, gc_paused
+from kobrowser.snapshot._ax import AXNode, FlatAXNode, gc_paused
+from kobrowser.snapshot._roles import TRANSPARENT, role_info
 
-__all__ = ["SUSPECT_ROLES", "WALK_EVERY", "MirrorStore", "UpdateVerdict", "decode_nodes"]
+__all__ = [
+    "SUSPECT_ROLES",
+    "WALK_EVERY",
+    "MirrorStore",
+    "UpdateVerdict",
+    "crawl_calls",
+    "crawl_parents",
+    "decode_nodes",
+    "decode_nodes_unpaused",
+    "reads_children",
+]
 
 WALK_EVERY: Final = 32
 """:meth:`MirrorStore.current` walks the whole tree at least every this many calls."""
@@ -30,6 +41,56 @@ SUSPECT_ROLES: Final = frozenset(
 )
 """Roles whose updates are not trusted: Chrome was seen to leave a scripted
 ``<select>`` change out of its events, so the subtree is asked for again."""
+
+
+def reads_children(node: AXNode) -> bool:
+    """Whether the snapshot's walk reads ``node``'s children (kobrowser/snapshot/_tree.py).
+
+    It never reads below a shown text piece, line break, inline text box or
+    list marker (role kinds below ``TRANSPARENT`` in
+    kobrowser/snapshot/_roles.py; the CBOR pipe's full fetch leaves those
+    children out too, see ``FLAT_AX_KEEP``), so the mirror neither asks for
+    them nor follows them: on a page of text every shown ``StaticText``
+    lists an ``InlineTextBox``, a third of a crawl's calls. An ignored node's
+    children are always read.
+    """
+    if node.ignored or not node.childIds:
+        return True
+    role: Any = node.role
+    raw = role.value if role is not None else ""
+    return role_info(raw if raw.__class__ is str else "")[1] >= TRANSPARENT
+
+
+def crawl_parents(nodes: Sequence[AXNode | FlatAXNode]) -> list[str]:
+    """The nodes a crawl of these nodes asks for the children of, in their order.
+
+    Every shown node whose children the walk reads (:func:`reads_children`)
+    and that has any: an ignored child's children come with its parent's
+    answer. ``nodes`` as a full fetch read them, flat (the CBOR pipe's
+    projection, which already leaves the text pieces' children out) or not;
+    a full fetch lists every node after its parent, so asking in this order
+    stores each node before its children's answer.
+    """
+    out: list[str] = []
+    kinds: dict[Any, bool] = {}
+    for node in nodes:
+        if node.ignored or not node.childIds:
+            continue
+        raw: Any = node.role
+        if raw is not None and node.__class__ is not FlatAXNode:
+            raw = raw.value
+        reads = kinds.get(raw)
+        if reads is None:
+            reads = kinds[raw] = role_info(raw if raw.__class__ is str else "")[1] >= TRANSPARENT
+        if reads:
+            out.append(node.nodeId)
+    return out
+
+
+def crawl_calls(nodes: Sequence[AXNode | FlatAXNode]) -> int:
+    """About how many ``getChildAXNodes`` calls a crawl of these nodes makes (see
+    :func:`crawl_parents`)."""
+    return len(crawl_parents(nodes))
 
 
 class _Nodes(msgspec.Struct, gc=False):
@@ -43,6 +104,11 @@ def decode_nodes(raw: bytes | bytearray | memoryview | str) -> list[AXNode]:
     """The ``nodes`` of a ``getChildAXNodes`` answer or a ``nodesUpdated`` event."""
     with gc_paused():
         return _NODES.decode(raw).nodes
+
+
+def decode_nodes_unpaused(raw: bytes | bytearray | memoryview | str) -> list[AXNode]:
+    """:func:`decode_nodes` for a caller that paused the collector around many."""
+    return _NODES.decode(raw).nodes
 
 
 class UpdateVerdict(msgspec.Struct):
@@ -310,7 +376,7 @@ class MirrorStore:
         out: list[str] = []
         for node_id in self.touched:
             node = store.get(node_id)
-            if node is not None:
+            if node is not None and reads_children(node):
                 for child_id in node.childIds:
                     if child_id not in store:
                         out.append(node_id)
@@ -340,7 +406,7 @@ class MirrorStore:
                 continue
             count += 1
             keep(node)
-            if node.childIds:
+            if node.childIds and reads_children(node):
                 verdict.parents.append(node.nodeId)
             role = node.role
             if role is not None and role.value in suspects:
@@ -425,8 +491,11 @@ def _walk(
     stack: list[AXNode] = [root]
     push = stack.append
     pop = stack.pop
+    reads = reads_children
     while stack:
         node = pop()
+        if not reads(node):
+            continue
         for child_id in node.childIds:
             child = get(child_id)
             if child is None:
@@ -447,6 +516,8 @@ def _walk_once(root: AXNode, store: dict[str, AXNode]) -> tuple[list[AXNode], li
     stack: list[AXNode] = [root]
     while stack:
         node = stack.pop()
+        if not reads_children(node):
+            continue
         lacking = False
         for child_id in node.childIds:
             if child_id in seen:

@@ -13,11 +13,14 @@ from _server import PageServer
 
 from kobrowser import Tab
 from kobrowser._tab._axmirror import AXMirrorSettings, DocumentMirror, MirrorAnswer, diff_nodes
+from kobrowser._tab._axmirror import _mirror as mirror_module
+from kobrowser._tab._axmirror._store import crawl_parents
 from kobrowser._tab._clickable import clickable_nodes
 from kobrowser._tab._incremental import IncrementalBuilder
 from kobrowser.snapshot import AXNode, FrameAX, build_tree, decode_ax_tree, format_snapshot
 
 from ._mutations import MUTATE_JS, mutation_page
+from .test_back_to_back import counting_calls
 
 pytestmark = pytest.mark.anyio
 
@@ -25,8 +28,14 @@ OpenTab = Callable[[str], Any]
 
 
 @asynccontextmanager
-async def mirrored(tab: Tab, **settings: Any) -> AsyncIterator[DocumentMirror]:
-    """A built mirror of the tab's document (its crawl ran in a task group)."""
+async def mirrored(
+    tab: Tab, *, read: list[AXNode] | None = None, hurry: bool = False, **settings: Any
+) -> AsyncIterator[DocumentMirror]:
+    """A built mirror of the tab's document (its crawl ran in a task group).
+
+    ``read``: the full fetch the crawl is seeded with; ``hurry``: the crawl
+    runs as when a snapshot waits for it.
+    """
     options: dict[str, Any] = {"min_nodes": 0, "check_every": 0, "max_update_share": 1.0}
     options.update(settings)
     async with anyio.create_task_group() as tg:
@@ -35,7 +44,8 @@ async def mirrored(tab: Tab, **settings: Any) -> AsyncIterator[DocumentMirror]:
             tg.start_soon(func)
 
         mirror = DocumentMirror(tab.cdp, AXMirrorSettings(**options), spawn)
-        mirror.start_crawl(30)
+        mirror.start_crawl(30, read)
+        mirror._hurry = hurry
         await wait_ready(mirror)
         try:
             yield mirror
@@ -103,6 +113,27 @@ async def test_the_mirror_equals_a_full_tree_after_random_changes(
             assert mirror.stats["served"] == 41
     # The 200 changes covered every kind the mutator knows.
     assert len(kinds) == 21
+
+
+@pytest.mark.parametrize("hurry", [False, True], ids=["batches", "pipelined"])
+async def test_a_seed_read_before_changes_still_gives_an_exact_mirror(
+    server: PageServer, open_tab: OpenTab, monkeypatch: pytest.MonkeyPatch, hurry: bool
+) -> None:
+    """The crawl asks for the children the full fetch listed (no round trip
+    to find them); changes made after that fetch, before and while it
+    crawls, still end in an exact mirror, batch by batch or two in flight."""
+    monkeypatch.setattr(mirror_module, "HURRY_BATCH", 16)  # several batches in flight
+    async with open_tab(server.set_page("/seeded.html", mutation_page())) as tab:
+        await tab.evaluate(MUTATE_JS)
+        seed = await full_nodes(tab)
+        await mutate(tab, 4242, 20)  # the seed is stale now
+        with counting_calls(tab) as sent:
+            async with mirrored(tab, read=seed, hurry=hurry) as mirror:
+                crawled = sent["Accessibility.getChildAXNodes"]
+                assert mirror._asked == crawled >= len(crawl_parents(seed)) > 100
+                nodes = await mirror.nodes(timeout=30)
+                assert nodes is not None and diff_nodes(nodes, await full_nodes(tab)) == []
+                await run_changes(tab, mirror, rounds=10, per_round=5)
 
 
 async def test_changes_right_after_each_other_are_all_seen(

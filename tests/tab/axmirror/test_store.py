@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import msgspec
 import pytest
@@ -10,13 +11,17 @@ import pytest
 from kobrowser import InvalidArgumentError
 from kobrowser._tab._axmirror import (
     AXMirrorSettings,
+    DocumentMirror,
     MirrorStore,
     UpdateVerdict,
     decode_nodes,
     diff_nodes,
     settings_from_env,
 )
+from kobrowser._tab._axmirror._mirror import CALL_COST
+from kobrowser._tab._axmirror._store import crawl_calls, reads_children
 from kobrowser.snapshot import AXNode, AXValue
+from kobrowser.snapshot._ax import FlatAXNode
 
 
 def node(node_id: str, role: str = "generic", *children: str, name: str = "") -> AXNode:
@@ -341,3 +346,83 @@ def test_take_dirty_names_changed_nodes_with_their_ancestors() -> None:
     assert store.take_dirty()[1] is None
     store.put([node("3", "list", name="renamed")])
     assert store.take_dirty()[1] == {"3", "1"}
+
+
+def test_the_children_of_shown_text_pieces_are_neither_asked_for_nor_followed() -> None:
+    """The walk never reads below a shown StaticText (its InlineTextBox): nor does the mirror."""
+    text = node("4", "StaticText", "40", name="Go")
+    assert not reads_children(text)
+    assert reads_children(msgspec.structs.replace(text, ignored=True))
+    assert not reads_children(node("9", "LineBreak", "90"))
+    assert not reads_children(node("9", "ListMarker", "90"))
+    assert reads_children(node("2", "button", "4"))
+    store = MirrorStore(node("1", "RootWebArea", "2"))
+    store.put([node("2", "button", "4", name="Go")])
+    store.put([text])
+    assert store.lacking() == []  # "40" is not asked for
+    nodes, parents = store.collect()
+    assert sorted(ids(nodes)) == ["1", "2", "4"] and parents == []
+    assert store.current() == (nodes, [])
+    # An update of the text piece does not read its children again either.
+    verdict = UpdateVerdict()
+    store.update([node("4", "StaticText", "41", name="Gone")], verdict)
+    assert verdict.nodes == 1 and verdict.parents == []
+    # Hidden (ignored), its children are read like any ignored node's.
+    store.update([msgspec.structs.replace(text, ignored=True)], verdict)
+    assert store.flipped == ["4"]
+    assert store.lacking() == ["4"]
+    # A full tree with the inline box differs from the mirror's in nothing the walk reads.
+    box = node("40", "InlineTextBox", name="Go")
+    assert diff_nodes(nodes, [*nodes, box]) == []
+    assert diff_nodes(nodes, [node("1", "RootWebArea", "2"), node("2", "button", "4")]) != []
+
+
+def test_crawl_calls_counts_the_shown_parents_the_walk_reads() -> None:
+    flat_text = FlatAXNode(nodeId="5", role="StaticText", childIds=("50",))
+    nodes: list[AXNode | FlatAXNode] = [
+        node("1", "RootWebArea", "2", "3"),
+        node("2", "button", "4"),
+        node("4", "StaticText", "40"),  # its inline box is never asked for
+        node("40", "InlineTextBox"),
+        msgspec.structs.replace(node("3", "none", "5"), ignored=True),  # comes with "1"
+        flat_text,
+        FlatAXNode(nodeId="6", role="list", childIds=("7",)),
+        FlatAXNode(nodeId="7", role="listitem"),
+    ]
+    assert crawl_calls(nodes) == 3  # "1", "2" and "6"
+
+
+def test_a_snapshot_waits_for_the_crawl_when_the_rest_costs_few_full_fetches() -> None:
+    spawned: list[object] = []
+    session: Any = object()
+    read = [node(str(i), "listitem", f"t{i}") for i in range(1, 101)]  # 100 calls, 100 nodes
+    cost = CALL_COST * 100 / 100  # full fetches the whole crawl costs
+
+    def mirror(join: float, seed: list[AXNode] | None = read) -> DocumentMirror:
+        made = DocumentMirror(session, AXMirrorSettings(join_crawl=join), spawned.append)
+        made.start_crawl(30, seed)
+        assert made.state == "crawling"
+        return made
+
+    assert mirror(cost)._joins()
+    assert not mirror(cost - 0.5)._joins()
+    assert not mirror(0)._joins()
+    assert not mirror(100, None)._joins()  # nothing known of the document
+    half = mirror(cost / 2)
+    assert not half._joins()
+    half._asked = 50  # half of the crawl is done
+    assert half._joins()
+    # A crawl that asked twice its plan (and a batch) is chasing a page that
+    # keeps changing: no snapshot waits for it.
+    half._asked = 2 * 100 + AXMirrorSettings().crawl_batch + 1
+    assert not half._joins()
+    half.reset()
+    assert not half._joins()  # no crawl under way
+    assert len(spawned) == 5
+
+
+def test_join_crawl_is_checked() -> None:
+    assert AXMirrorSettings(join_crawl=0).join_crawl == 0
+    for bad in (-1, True, "6", float("nan")):
+        with pytest.raises(InvalidArgumentError, match="join_crawl"):
+            AXMirrorSettings(join_crawl=bad)  # type: ignore[arg-type]
