@@ -45,6 +45,7 @@ if _typing.TYPE_CHECKING:
     from kobrowser._tab._capture._geometry import Box
     from kobrowser._tab._network import ConsoleMessage, PageError, Request, RequestRecord, Route
     from kobrowser._tab._snapshot import Element, Snapshot
+    from kobrowser._tab._trace import Trace, TraceStep
     from kobrowser.actions import Action, Outcome, parse_action, parse_actions
     from kobrowser.cdp import CDPEvent, CDPSession, EventStream
     from kobrowser.scrape import Scraper, ScrapeResult, scrape
@@ -88,6 +89,8 @@ _LAZY = {
     "Element": "._tab._snapshot",
     "Snapshot": "._tab._snapshot",
     "Tab": "._tab",
+    "Trace": "._tab._trace",
+    "TraceStep": "._tab._trace",
     "Action": ".actions",
     "Outcome": ".actions",
     "parse_action": ".actions",
@@ -181,6 +184,8 @@ __all__ = [
     "StaleElementError",
     "Tab",
     "TargetClosedError",
+    "Trace",
+    "TraceStep",
     "UnknownElementError",
     "WaitTimeoutError",
     "WrongElementKindError",

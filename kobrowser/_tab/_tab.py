@@ -66,9 +66,11 @@ from kobrowser._tab._network._network import Network
 from kobrowser._tab._network._routing import TabNetwork
 from kobrowser._tab._origins import track_origins
 from kobrowser._tab._pagestate import LoadState, PageState, Response
+from kobrowser._tab._recording import Recorder, recorded, unrecorded
 from kobrowser._tab._runtime import runtime_value
 from kobrowser._tab._snapshotter import Snapshotter
 from kobrowser._tab._startup import start_tab
+from kobrowser._tab._trace import Trace, tracing
 from kobrowser._tab._waits import SelectorState, URLPattern, Waiter
 from kobrowser.actions import Action, Outcome, to_action
 from kobrowser.snapshot import diff_snapshots
@@ -142,6 +144,8 @@ class Tab:
         self._navigator = Navigator(session, self._page, self._waits, self._net.auth.refused)
         self._mouse = Mouse(session)
         self._act = ActionContext(session, self._mouse, self._snapshotter)
+        #: Recorders of this tab's actions (``tab.tracing``); the browser's are added.
+        self._recorders: tuple[Recorder, ...] = ()
 
     async def _init(self) -> None:
         """Enable the tab's domains and seed its page state (see ``_startup``)."""
@@ -164,6 +168,11 @@ class Tab:
 
     def __repr__(self) -> str:
         return f"<Tab {self.target_id}{' closed' if self.closed else ''}>"
+
+    @property
+    def _owner_recorders(self) -> tuple[Recorder, ...]:
+        """The recorders attached to the whole browser (see ``_recording``)."""
+        return self._owner._recorders
 
     @property
     def browser(self) -> BrowserView[Tab]:
@@ -220,7 +229,8 @@ class Tab:
 
     async def title(self) -> str:
         """The document title."""
-        value = await self.evaluate("document.title")
+        with unrecorded():  # a reader, not a step
+            value = await self.evaluate("document.title")
         return str(value or "")
 
     async def close(self) -> None:
@@ -415,6 +425,7 @@ class Tab:
         snap = await self.snapshot(timeout=timeout)
         return find_nodes(snap.nodes, role=role, name=name, text=text, exact=exact)
 
+    @recorded("evaluate")
     async def evaluate(self, expression: str, *, timeout: float | None = None) -> Any:
         """Evaluate a JavaScript expression in the page and return its JSON value.
 
@@ -437,6 +448,7 @@ class Tab:
         )
         return runtime_value(result, "JavaScript error")
 
+    @recorded("do")
     async def do(self, action: Action | str, *, timeout: float | None = None) -> Outcome:
         """Run one action of the grammar (``click 5``, ``fill 3 "hi"``) on this tab.
 
@@ -471,6 +483,7 @@ class Tab:
 
     # -- navigation ------------------------------------------------------
 
+    @recorded("open")
     async def open(
         self,
         url: str,
@@ -512,6 +525,7 @@ class Tab:
             raise NavigationError(f"cannot open {url!r}: {refusal}")
         return await self._navigator.open(url, wait_until, self._deadline(timeout), referrer)
 
+    @recorded("reload")
     async def reload(
         self, *, wait_until: LoadState = "load", timeout: float | None = None
     ) -> Response | None:
@@ -519,6 +533,7 @@ class Tab:
         _validate.check(wait_until=wait_until)
         return await self._navigator.reload(wait_until, self._deadline(timeout))
 
+    @recorded("back")
     async def back(
         self, *, wait_until: LoadState = "load", timeout: float | None = None
     ) -> Response | None:
@@ -530,6 +545,7 @@ class Tab:
         _validate.check(wait_until=wait_until)
         return await self._navigator.history(-1, wait_until, self._deadline(timeout))
 
+    @recorded("forward")
     async def forward(
         self, *, wait_until: LoadState = "load", timeout: float | None = None
     ) -> Response | None:
@@ -539,6 +555,7 @@ class Tab:
 
     # -- waits -----------------------------------------------------------
 
+    @recorded("wait_for_load")
     async def wait_for_load(
         self, state: LoadState = "load", *, timeout: float | None = None
     ) -> None:
@@ -559,6 +576,7 @@ class Tab:
         _validate.check(state=state)
         await self._waits.load(state, self._deadline(timeout))
 
+    @recorded("wait_for_url")
     async def wait_for_url(
         self,
         url: URLPattern,
@@ -584,6 +602,7 @@ class Tab:
         _validate.check(url_pattern=url, wait_until=wait_until, timeout=timeout)
         await self._waits.url(url, wait_until, self._deadline(timeout))
 
+    @recorded("wait_for_text")
     async def wait_for_text(self, text: str, *, timeout: float | None = None) -> None:
         """Wait until the top document's rendered text (``innerText``) contains ``text``.
 
@@ -598,6 +617,7 @@ class Tab:
         _validate.check(text=text, timeout=timeout)
         await self._waits.text(text, self._deadline(timeout))
 
+    @recorded("wait_for_selector")
     async def wait_for_selector(
         self, selector: str, *, state: SelectorState = "visible", timeout: float | None = None
     ) -> None:
@@ -620,6 +640,7 @@ class Tab:
         _validate.check(selector=selector, selector_state=state, timeout=timeout)
         await self._waits.selector(selector, state, self._deadline(timeout))
 
+    @recorded("wait_for_function")
     async def wait_for_function(self, expression: str, *, timeout: float | None = None) -> Any:
         """Wait until a JavaScript expression (or function) is truthy; return its value.
 
@@ -637,6 +658,7 @@ class Tab:
         _validate.check(expression=expression, timeout=timeout)
         return await self._waits.function(expression, self._deadline(timeout))
 
+    @recorded("wait")
     async def wait(self, ms: float) -> None:
         """Sleep ``ms`` milliseconds (prefer the waits above: they react to the page)."""
         _validate.check(ms=ms)
@@ -644,6 +666,7 @@ class Tab:
 
     # -- pointer actions -------------------------------------------------
 
+    @recorded("click")
     async def click(
         self,
         element_id: int,
@@ -694,10 +717,12 @@ class Tab:
             deadline=self._deadline(timeout),
         )
 
+    @recorded("dblclick")
     async def dblclick(self, element_id: int, *, timeout: float | None = None) -> None:
         """Double-click element ``element_id`` (see :meth:`click`)."""
         await _pointer.dblclick(self._act, element_id, deadline=self._deadline(timeout))
 
+    @recorded("hover")
     async def hover(self, element_id: int, *, timeout: float | None = None) -> None:
         """Move the mouse over element ``element_id`` (waits for actionability).
 
@@ -714,6 +739,7 @@ class Tab:
         """
         await _pointer.hover(self._act, element_id, deadline=self._deadline(timeout))
 
+    @recorded("drag")
     async def drag(
         self, source_id: int, target_id: int, *, steps: int = 8, timeout: float | None = None
     ) -> None:
@@ -726,10 +752,12 @@ class Tab:
             self._act, source_id, target_id, steps=steps, deadline=self._deadline(timeout)
         )
 
+    @recorded("scroll_into_view")
     async def scroll_into_view(self, element_id: int, *, timeout: float | None = None) -> None:
         """Scroll element ``element_id`` into view (in every frame on the way)."""
         await _pointer.scroll_into_view(self._act, element_id, deadline=self._deadline(timeout))
 
+    @recorded("scroll")
     async def scroll(
         self, direction: str = "down", amount: float = 600, *, timeout: float | None = None
     ) -> None:
@@ -744,10 +772,12 @@ class Tab:
 
     # -- keyboard and forms ----------------------------------------------
 
+    @recorded("focus")
     async def focus(self, element_id: int, *, timeout: float | None = None) -> None:
         """Give element ``element_id`` the keyboard focus."""
         await _forms.focus(self._act, element_id, deadline=self._deadline(timeout))
 
+    @recorded("fill")
     async def fill(self, element_id: int, value: str, *, timeout: float | None = None) -> None:
         """Replace the value of a text field, textarea or contenteditable element.
 
@@ -765,6 +795,7 @@ class Tab:
         value = self._context._fill_text(value)
         await _forms.fill(self._act, element_id, value, deadline=self._deadline(timeout))
 
+    @recorded("type")
     async def type(
         self, element_id: int, text: str, *, delay: float = 0, timeout: float | None = None
     ) -> None:
@@ -781,6 +812,7 @@ class Tab:
             self._act, element_id, text, delay=delay, deadline=self._deadline(timeout)
         )
 
+    @recorded("press")
     async def press(self, key: str, *, timeout: float | None = None) -> None:
         """Press a key or combination on the focused element: ``"Enter"``, ``"Control+a"``.
 
@@ -790,6 +822,7 @@ class Tab:
         _validate.check(key=key, timeout=timeout)
         await _forms.press(self._act, key, deadline=self._deadline(timeout))
 
+    @recorded("select")
     async def select(self, element_id: int, *values: str, timeout: float | None = None) -> None:
         """Select options of a ``<select>`` by value or label (several if ``multiple``).
 
@@ -801,14 +834,17 @@ class Tab:
         _validate.check(element_id=element_id, values=values, timeout=timeout)
         await _forms.select(self._act, element_id, *values, deadline=self._deadline(timeout))
 
+    @recorded("check")
     async def check(self, element_id: int, *, timeout: float | None = None) -> None:
         """Make a checkbox, radio or switch checked (no-op when it already is)."""
         await _forms.check(self._act, element_id, deadline=self._deadline(timeout))
 
+    @recorded("uncheck")
     async def uncheck(self, element_id: int, *, timeout: float | None = None) -> None:
         """Make a checkbox or switch unchecked (no-op when it already is)."""
         await _forms.uncheck(self._act, element_id, deadline=self._deadline(timeout))
 
+    @recorded("upload")
     async def upload(
         self, element_id: int, *files: str | os.PathLike[str], timeout: float | None = None
     ) -> None:
@@ -876,6 +912,46 @@ class Tab:
         return await _readers.box(self._act, element_id, deadline=self._deadline(timeout))
 
     # -- capture ---------------------------------------------------------
+
+    def tracing(
+        self, path: str | os.PathLike[str] | None = None, *, title: str = "kobrowser trace"
+    ) -> contextlib.AbstractAsyncContextManager[Trace]:
+        """Record every action made on this tab in the block; write an HTML trace at its end.
+
+        ``async with tab.tracing("run.html") as trace:`` records each action
+        (``click``, ``fill``, ``open``, ``do`` lines, waits, ``evaluate``...;
+        not readers, snapshots or screenshots) made on this tab, by this
+        code, the agent loop or anything else: its line in the action
+        grammar, outcome and timing, the snapshot it acted on and its change
+        from the previous step's, a picture of the viewport after it with
+        the acted-on element outlined, and the requests, console messages
+        and page errors of the step (see :class:`~kobrowser.TraceStep`).
+        At the end of the block the trace is written to ``path`` as one
+        self-contained HTML file (pictures embedded; open it in any
+        browser, offline). :meth:`Browser.tracing
+        <kobrowser.Browser.tracing>` records every tab.
+
+        Args:
+            path: where to write the HTML file (None: only keep the
+                :class:`~kobrowser.Trace`, for :meth:`Trace.save
+                <kobrowser.Trace.save>`).
+            title: the page's heading.
+
+        Raises:
+            InvalidArgumentError: ``path`` is not a path.
+            KoBrowserError: (at the end) the file could not be written.
+
+        Cancelling the block still writes the file (shielded).
+        """
+        tab = self
+
+        def attach(trace: Trace) -> None:
+            tab._recorders = (*tab._recorders, trace)
+
+        def detach(trace: Trace) -> None:
+            tab._recorders = tuple(r for r in tab._recorders if r is not trace)
+
+        return tracing(attach, detach, path, title)
 
     async def screenshot(
         self,

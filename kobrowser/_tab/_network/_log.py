@@ -100,10 +100,19 @@ class RequestLog:
         self._redirects = 0
         self._waiters: list[MemoryObjectSendStream[RequestRecord]] = []
         self._gone: str | None = None
+        #: Requests logged so far, never lowered (a trace slices a step's by it).
+        self.added = 0
 
     def records(self) -> list[RequestRecord]:
         """The records, oldest first."""
         return list(self._records.values())
+
+    def since(self, mark: int) -> list[RequestRecord]:
+        """The records logged after :attr:`added` was ``mark`` (those still kept)."""
+        count = min(self.added - mark, len(self._records))
+        if count <= 0:
+            return []
+        return list(self._records.values())[-count:]
 
     def close(self, reason: str) -> None:
         """The tab went away: waits fail with :class:`TargetClosedError`."""
@@ -127,6 +136,8 @@ class RequestLog:
     # -- listeners (inline on the reader) -----------------------------------
 
     def _put(self, key: str, record: RequestRecord) -> None:
+        if key not in self._records:
+            self.added += 1
         self._records[key] = record
         while len(self._records) > self.limit:
             self._records.popitem(last=False)
