@@ -178,8 +178,8 @@ class Trace:
         """The trace as one self-contained HTML page (images embedded)."""
         return render(self.title, self.steps)
 
-    async def save(self, path: str | os.PathLike[str]) -> None:
-        """Write :meth:`html` to ``path`` (in a worker thread).
+    async def save(self, path: str | os.PathLike[str]) -> int:
+        """Write :meth:`html` to ``path`` (in a worker thread); return its size in bytes.
 
         Raises:
             InvalidArgumentError: ``path`` is not a path.
@@ -189,14 +189,15 @@ class Trace:
         """
         if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
             raise InvalidArgumentError(f"path: got {path!r}; expected a file path", argument="path")
-        page = self.html()
+        page = self.html().encode()
 
         def write() -> None:
-            with open(path, "w", encoding="utf-8") as out:
+            with open(path, "wb") as out:
                 out.write(page)
 
         try:
             await anyio.to_thread.run_sync(write)
+            return len(page)
         except OSError as exc:
             raise KoBrowserError(f"cannot write the trace to {os.fspath(path)!r}: {exc}") from exc
 

@@ -300,6 +300,14 @@ def _policy(sub: argparse.ArgumentParser, *, evaluate: bool = True) -> None:
     )  # fmt: skip
 
 
+def _trace_start(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--title", default=None, metavar="TEXT", help="the trace page's heading")
+
+
+def _trace_stop(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("path", metavar="FILE", help="the HTML file to write (e.g. run.html)")
+
+
 def _batch(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "file", nargs="?", default="-", metavar="FILE", help="action lines (default -: stdin)"
@@ -329,6 +337,10 @@ def _agent(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "-i", "--interactive", action="store_true", help="show the model the -i snapshot"
     )
+    sub.add_argument(
+        "--trace", default=None, metavar="FILE",
+        help="write the run as one HTML page: each step's picture, snapshot, requests, reply",
+    )  # fmt: skip
     _policy(sub, evaluate=False)
 
 
@@ -339,6 +351,17 @@ COMMANDS: dict[str, tuple[str, Define | None]] = {
     "batch": ('run action lines (click 5, fill 3 "hi", ...) from FILE or stdin', _batch),
     "agent": ("let a language model reach GOAL in the current tab", _agent),
     "close": ("close the session: its Chrome and daemon", None),
+    "trace": (
+        "record every action of the session into one HTML page",
+        _group(
+            [
+                ("start", "record every action from now on (any tab, batch, agent)", _trace_start),
+                ("stop", "write the recorded steps to FILE and stop recording", _trace_stop),
+            ],
+            "action",
+            "trace",
+        ),
+    ),
     "mcp": ("serve a browser to an MCP host (stdio; HTTP with --port) until it goes", _mcp),
     "session": (
         "sessions of this user",

@@ -88,6 +88,10 @@ def _agent(args: dict[str, Any]) -> dict[str, Any]:
         )
     if importlib.util.find_spec("openai") is None:
         raise usage_error("agent needs the openai package", "pip install 'ko-browser[openai]'")
+    if args["trace"] is not None:
+        args["trace"] = os.path.abspath(args["trace"])
+        if not os.path.isdir(os.path.dirname(args["trace"])):
+            raise usage_error(f"--trace {args['trace']}: no such directory")
     files = args["allow_file_access"]
     if files is not None and not os.path.isdir(files):
         raise usage_error(f"--allow-file-access {files}: no such directory")

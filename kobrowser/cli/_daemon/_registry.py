@@ -17,6 +17,7 @@ from kobrowser.cli._daemon._network import COMMANDS as NETWORK
 from kobrowser.cli._daemon._page import COMMANDS as PAGE
 from kobrowser.cli._daemon._seeing import COMMANDS as SEEING
 from kobrowser.cli._daemon._tabs import COMMANDS as TABS
+from kobrowser.cli._daemon._tracing import COMMANDS as TRACING
 
 __all__ = ["COMMANDS", "SERVER_COMMANDS", "run_command"]
 
@@ -34,7 +35,7 @@ def _join(*families: dict[str, Command]) -> dict[str, Command]:
     return joined
 
 
-COMMANDS = _join(PAGE, ELEMENTS, SEEING, TABS, NETWORK, CONSOLE, BROWSER_STATE, BATCH)
+COMMANDS = _join(PAGE, ELEMENTS, SEEING, TABS, NETWORK, CONSOLE, BROWSER_STATE, BATCH, TRACING)
 
 
 async def run_command(ctx: Context, name: str, args: Args) -> Result:
