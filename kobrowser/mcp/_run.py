@@ -9,8 +9,10 @@ closed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +57,9 @@ class ServeOptions:
         cdp: drive the running browser at this endpoint instead of launching one.
         timeout: the browser's start and default call deadline, in seconds.
         ids: how snapshots number elements (``launch(ids=)``).
+        trace_dir: write a trace of the session (every action, see
+            :meth:`Browser.tracing <kobrowser.Browser.tracing>`) into this
+            directory when the server stops, one file per server run.
     """
 
     port: int | None = None
@@ -87,6 +92,7 @@ class ServeOptions:
     cdp: str | None = None
     timeout: float = 30.0
     ids: Literal["depth-first", "stable"] = "depth-first"
+    trace_dir: str | None = None
 
 
 async def serve(options: ServeOptions) -> None:
@@ -128,7 +134,11 @@ async def _serve(options: ServeOptions, stopper: Stopper) -> None:
             timeout=options.timeout,
             ids=options.ids,
         )
-    async with browser:
+    trace = _trace_path(options.trace_dir)
+    async with browser, contextlib.AsyncExitStack() as stack:
+        if trace is not None:  # written when the server stops, whatever stops it
+            await stack.enter_async_context(browser.tracing(trace, title="ko-browser mcp"))
+            say(f"tracing into {trace}")
         await browser.default_context.set_policy(policy)
         server = build_server(
             browser, snapshot=options.snapshot, policy=policy, tools=options.tools
@@ -144,6 +154,19 @@ async def _serve(options: ServeOptions, stopper: Stopper) -> None:
 
             await serve_http(server, options.host, options.port, what, stopper, options.token)
         say("stopping: closing the browser")
+
+
+def _trace_path(directory: str | None) -> Path | None:
+    """The session's trace file in ``directory`` (None: no trace)."""
+    if directory is None:
+        return None
+    folder = Path(directory)
+    if not folder.is_dir():
+        raise kobrowser.InvalidArgumentError(
+            f"--trace-dir {directory}: no such directory", argument="trace_dir"
+        )
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    return folder.resolve() / f"mcp-{stamp}-{os.getpid()}.html"
 
 
 async def _watch_signals(stopper: Stopper) -> None:

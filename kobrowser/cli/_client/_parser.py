@@ -263,6 +263,10 @@ def _mcp(sub: argparse.ArgumentParser) -> None:
         "--allow-upload-from", default=None, metavar="DIR",
         help="let the upload tool take files from DIR (default: uploads refused)",
     )  # fmt: skip
+    sub.add_argument(
+        "--trace-dir", default=None, metavar="DIR",
+        help="write the session's every action as an HTML trace into DIR when it stops",
+    )  # fmt: skip
 
 
 def _policy(sub: argparse.ArgumentParser, *, evaluate: bool = True) -> None:
