@@ -43,6 +43,7 @@ if _typing.TYPE_CHECKING:
     from kobrowser._tab import Console, Dialog, Dialogs, Network, Response, Tab
     from kobrowser._tab._axmirror import AXMirrorSettings
     from kobrowser._tab._capture._geometry import Box
+    from kobrowser._tab._capture._screencast import Screencast, ScreencastFrame
     from kobrowser._tab._network import ConsoleMessage, PageError, Request, RequestRecord, Route
     from kobrowser._tab._snapshot import Element, Snapshot
     from kobrowser._tab._trace import Trace, TraceStep
@@ -79,6 +80,8 @@ _LAZY = {
     "RequestRecord": "._tab._network",
     "Route": "._tab._network",
     "Box": "._tab._capture._geometry",
+    "Screencast": "._tab._capture._screencast",
+    "ScreencastFrame": "._tab._capture._screencast",
     "Emulation": "._browser._emulation._settings",
     "EmulationOptions": "._browser._emulation._settings",
     "Geolocation": "._browser._emulation._settings",
@@ -176,6 +179,8 @@ __all__ = [
     "Route",
     "ScrapeResult",
     "Scraper",
+    "Screencast",
+    "ScreencastFrame",
     "Snapshot",
     "SnapshotDiff",
     "SnapshotError",

@@ -40,6 +40,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -56,6 +57,7 @@ from kobrowser._tab import _forms, _pointer, _readers
 from kobrowser._tab._acting import ActionContext
 from kobrowser._tab._axmirror import TabMirror
 from kobrowser._tab._capture import _screenshot as _capture
+from kobrowser._tab._capture._screencast import Screencast, ScreencastHub
 from kobrowser._tab._dialogs import Dialogs
 from kobrowser._tab._execute import execute
 from kobrowser._tab._frames import FrameRegistry
@@ -146,6 +148,7 @@ class Tab:
         self._act = ActionContext(session, self._mouse, self._snapshotter)
         #: Recorders of this tab's actions (``tab.tracing``); the browser's are added.
         self._recorders: tuple[Recorder, ...] = ()
+        self._screencast = ScreencastHub(self)
 
     async def _init(self) -> None:
         """Enable the tab's domains and seed its page state (see ``_startup``)."""
@@ -1004,6 +1007,58 @@ class Tab:
             annotate=annotate,
             image_format=format,
             quality=quality,
+            timeout=timeout,
+        )
+
+    def screencast(
+        self,
+        *,
+        quality: int = 80,
+        max_width: int | None = None,
+        max_height: int | None = None,
+        max_fps: float | None = None,
+        buffer: int = 4,
+        timeout: float | None = None,
+    ) -> AbstractAsyncContextManager[Screencast]:
+        """Watch the tab's screencast: a JPEG image of the viewport each time it repaints.
+
+        ``async with tab.screencast() as cast: async for frame in cast: ...``
+        yields :class:`~kobrowser.ScreencastFrame` objects (JPEG bytes, the
+        time Chrome painted it, its size). Chrome paints only when the page
+        changes, so a still page yields few frames. Several watchers of one
+        tab share Chrome's one screencast (a video recording and a live view
+        at once); each gets the frames of the most demanding one (best
+        quality, largest size), and one that falls more than ``buffer``
+        frames behind loses its oldest (counted in ``cast.dropped``).
+        Iteration ends when the block is left or the tab closes or crashes.
+
+        Args:
+            quality: JPEG quality, 0 to 100.
+            max_width: the widest frame in pixels (None: the viewport's width).
+            max_height: the tallest frame in pixels (None: the viewport's height).
+            max_fps: at most this many frames a second (None: as Chrome paints,
+                up to about 60).
+            buffer: frames kept for this watcher while it is busy.
+            timeout: deadline of each CDP call of the start (default: the browser's).
+
+        Returns:
+            An async context manager giving a :class:`~kobrowser.Screencast`.
+
+        Raises:
+            InvalidArgumentError: a bad quality, size, rate or buffer.
+            TargetClosedError: the tab is closed.
+            CaptureError: Chrome refused to start the screencast.
+
+        Cancellation: cancelling the start or the iteration is safe; leaving
+        the block (also by cancellation) stops Chrome's screencast once no
+        other watcher is left (shielded, bounded by a short deadline).
+        """
+        return self._screencast.watch(
+            quality=quality,
+            max_width=max_width,
+            max_height=max_height,
+            max_fps=max_fps,
+            buffer=buffer,
             timeout=timeout,
         )
 
