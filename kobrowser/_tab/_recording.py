@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import inspect
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass
@@ -70,10 +71,14 @@ class Step:
 
 
 class Recorder(Protocol):
-    """What a recorder does with each step: a cheap begin, an async end."""
+    """What a recorder does with each step, before and after it runs."""
 
-    def begin(self, step: Step) -> None:
-        """The step is about to run (mark what is seen before it); must not block."""
+    async def begin(self, step: Step) -> None:
+        """The step is about to run: mark what is seen before it.
+
+        It may hold the step back (the live view, while a person has taken
+        over); the step's time is counted from when it returns.
+        """
         ...
 
     async def end(self, step: Step) -> None:
@@ -115,9 +120,29 @@ def _word(value: object) -> str:
     return str(value)
 
 
-def action_line(verb: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
-    """The grammar line of a method call (``fill 3 "hi"``), or a look-alike."""
-    options = {k: v for k, v in kwargs.items() if k != "timeout"}
+def _is_default(value: object, default: object) -> bool:
+    if isinstance(value, (list, tuple)) and isinstance(default, (list, tuple)):
+        return list(value) == list(default)
+    return value is default or (type(value) is type(default) and value == default)
+
+
+def action_line(
+    verb: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    defaults: dict[str, Any] | None = None,
+) -> str:
+    """The grammar line of a method call (``fill 3 "hi"``), or a look-alike.
+
+    Keyword arguments equal to the method's ``defaults`` (and ``timeout``)
+    are left out.
+    """
+    known = defaults or {}
+    options = {
+        k: v
+        for k, v in kwargs.items()
+        if k != "timeout" and not (k in known and _is_default(v, known[k]))
+    }
     if not options:
         try:
             if verb in {"open", "press"} and len(args) == 1:
@@ -151,6 +176,7 @@ async def run_step(
     call: Callable[[], Awaitable[R]],
     *,
     retarget: Callable[[], Any] | None = None,
+    defaults: dict[str, Any] | None = None,
 ) -> R:
     """Run ``call`` as one step seen by ``recorders`` (or as part of the step under way).
 
@@ -159,14 +185,18 @@ async def run_step(
     """
     if _ACTIVE.get() is not None:
         return await call()
-    step = Step(action_line(verb, args, kwargs), tab, _element_of(verb, args))
+    step = Step(action_line(verb, args, kwargs, defaults), tab, _element_of(verb, args))
     step.note = _NOTE.get()
     if step.note is not None:
         _NOTE.set(None)
-    step.started = time.time()
     token = _ACTIVE.set(step)
-    for recorder in recorders:
-        recorder.begin(step)
+    try:
+        for recorder in recorders:
+            await recorder.begin(step)
+    except BaseException:
+        _ACTIVE.reset(token)
+        raise
+    step.started = time.time()
     clock = time.perf_counter()
     try:
         result = await call()
@@ -210,6 +240,12 @@ def recorded(
     def wrap(
         method: Callable[Concatenate[Any, P], Awaitable[R]],
     ) -> Callable[Concatenate[Any, P], Coroutine[Any, Any, R]]:
+        defaults = {
+            name: p.default
+            for name, p in inspect.signature(method).parameters.items()
+            if p.default is not inspect.Parameter.empty
+        }
+
         @functools.wraps(method)
         async def recorded_method(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> R:
             own = self._recorders
@@ -217,7 +253,13 @@ def recorded(
             if not own and not shared:
                 return await method(self, *args, **kwargs)
             return await run_step(
-                own + shared, self, verb, args, kwargs, lambda: method(self, *args, **kwargs)
+                own + shared,
+                self,
+                verb,
+                args,
+                kwargs,
+                lambda: method(self, *args, **kwargs),
+                defaults=defaults,
             )
 
         return recorded_method

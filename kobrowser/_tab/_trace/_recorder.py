@@ -76,7 +76,7 @@ class Trace:
 
     # -- the recorder (see kobrowser._tab._recording.Recorder) ---------------
 
-    def begin(self, step: Step) -> None:
+    async def begin(self, step: Step) -> None:
         """Mark what the tab logged so far and the snapshot the step acts on."""
         cpu = time.process_time()
         tab = step.tab

@@ -116,6 +116,10 @@ async def agent(ctx: Context, args: Args) -> Result:
 
         trace = args.optional_text("trace")
         async with contextlib.AsyncExitStack() as stack:
+            if args.flag("view"):  # its URL is the first line the client prints
+                from kobrowser.cli._daemon._view import live_view
+
+                await stack.enter_async_context(live_view(ctx))
             if trace is not None:  # written when the run ends, whatever its end
                 await stack.enter_async_context(
                     ctx.browser.tracing(trace, title="ko-browser agent")
