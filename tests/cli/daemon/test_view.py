@@ -23,7 +23,7 @@ from _server import PageServer
 import kobrowser
 
 from ..conftest import Ko
-from ..test_cli import find_id, one_line_error
+from ..test_cli import FORM, find_id, one_line_error
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -176,3 +176,21 @@ def test_on_loopback_a_foreign_host_or_origin_is_refused(ko: Ko, server: PageSer
     finally:
         assert _stop(process) == 0
     assert ko.ok("eval", "window.n") == "0\n"
+
+
+@pytest.mark.shared_session  # the client sends the key: nothing of the daemon's start
+def test_agent_view_prints_its_url_first_and_closes_with_the_run(
+    ko: Ko, server: PageServer
+) -> None:
+    from _fake_openai import FakeChat
+
+    from .test_batch_agent import agent_argv, greet_policy
+
+    chat = FakeChat(server, greet_policy)
+    ko.ok("open", server.set_page("/form.html", FORM))
+    result = ko(*agent_argv(chat, "--view"), env={"FAKE_KEY": "sk-cli"})
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", lines[0]), lines
+    assert lines[1].startswith("1. fill ") and lines[-1] == "Hello Ada"
+    assert _get(lines[0]) == 0  # closed with the run
