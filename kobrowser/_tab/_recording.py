@@ -249,7 +249,7 @@ def recorded(
         @functools.wraps(method)
         async def recorded_method(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> R:
             own = self._recorders
-            shared = self._owner_recorders
+            shared = self._owner._recorders
             if not own and not shared:
                 return await method(self, *args, **kwargs)
             return await run_step(

@@ -173,11 +173,6 @@ class Tab:
         return f"<Tab {self.target_id}{' closed' if self.closed else ''}>"
 
     @property
-    def _owner_recorders(self) -> tuple[Recorder, ...]:
-        """The recorders attached to the whole browser (see ``_recording``)."""
-        return self._owner._recorders
-
-    @property
     def browser(self) -> BrowserView[Tab]:
         """The browser this tab belongs to (a :class:`~kobrowser.Browser`).
 
