@@ -95,6 +95,8 @@ NOT_FORWARDED = {
     "console": "a family with its own state: each tab's console log and callbacks"
     " (browser.tab.console)",
     "dialogs": "a family with its own state: each tab's dialogs and handler (browser.tab.dialogs)",
+    "screencast": "a watch of one tab's pictures: on a Browser it would silently stay on the"
+    " tab current when it started (browser.tab.screencast())",
     "tracing": "not forwarded: Browser.tracing records every tab, Tab.tracing only its own",
 }
 
