@@ -89,6 +89,8 @@ async def test_a_20_step_agent_run_is_traced_and_the_trace_opens_offline(
         assert all(s.outline is not None and s.element_id is not None for s in clicks)
         # A click's step holds what the page did during it: the request, the log.
         assert any("/todo-api?item=item%201" in r.url for r in clicks[0].requests)
+        # Written at the end, a request still in flight when its step ended has its answer.
+        assert [r.status for r in clicks[0].requests if "todo-api" in r.url] == [200]
         assert [m.text for m in clicks[0].console] == ["added item 1"]
         assert steps[0].snapshot is not None and 'button "Add"' in steps[0].snapshot
         assert steps[2].changes is not None and "item 1" in steps[2].changes

@@ -107,12 +107,19 @@ class RequestLog:
         """The records, oldest first."""
         return list(self._records.values())
 
-    def since(self, mark: int) -> list[RequestRecord]:
-        """The records logged after :attr:`added` was ``mark`` (those still kept)."""
+    def since(self, mark: int) -> list[tuple[str, RequestRecord]]:
+        """``(key, record)`` of each request logged after :attr:`added` was ``mark``.
+
+        Only those still kept (the log drops its oldest first).
+        """
         count = min(self.added - mark, len(self._records))
         if count <= 0:
             return []
-        return list(self._records.values())[-count:]
+        return list(self._records.items())[-count:]
+
+    def get(self, key: str) -> RequestRecord | None:
+        """The record of one request (a key from :meth:`since`), if still kept."""
+        return self._records.get(key)
 
     def close(self, reason: str) -> None:
         """The tab went away: waits fail with :class:`TargetClosedError`."""

@@ -69,7 +69,9 @@ class Trace:
         self.steps: list[TraceStep] = []
         self.title = title
         self._open: dict[Step, _Marks] = {}
-        self._last_snapshot: Any = None
+        self._last_snapshot: dict[str, Any] = {}  # tab target id -> its previous step's
+        # Requests still in flight when their step ended: read again when written.
+        self._in_flight: list[tuple[TraceStep, Any, list[str]]] = []
 
     def __repr__(self) -> str:
         return f"<Trace {len(self.steps)} steps>"
@@ -99,12 +101,14 @@ class Trace:
         mask: Callable[[str], str] = tab._context._mask_text
         snap = marks.snapshot
         text = changes = None
-        if snap is not None and snap is not self._last_snapshot:
+        previous = self._last_snapshot.get(tab.target_id)
+        if snap is not None and snap is not previous:
             text = mask(snap.text)
-            if self._last_snapshot is not None:
-                changes = mask(str(diff_snapshots(self._last_snapshot, snap)))
-            self._last_snapshot = snap
+            if previous is not None:
+                changes = mask(str(diff_snapshots(previous, snap)))
+            self._last_snapshot[tab.target_id] = snap
         net = tab._net
+        logged = net.log.since(marks.requests)
         record = TraceStep(
             index=len(self.steps) + 1,
             line=mask(step.line),
@@ -118,7 +122,7 @@ class Trace:
             note=None if step.note is None else mask(step.note),
             snapshot=text,
             changes=changes,
-            requests=net.log.since(marks.requests),
+            requests=[req for _, req in logged],
             console=[
                 msgspec.structs.replace(m, text=mask(m.text))
                 for m in net.console.messages_since(marks.messages)
@@ -126,6 +130,8 @@ class Trace:
             errors=net.console.errors_since(marks.errors),
         )
         self.steps.append(record)
+        if any(not req.finished for _, req in logged):
+            self._in_flight.append((record, net.log, [key for key, _ in logged]))
         spent = time.process_time() - cpu
         if not tab.closed:
             waited = time.process_time()
@@ -174,8 +180,22 @@ class Trace:
 
     # -- output ---------------------------------------------------------------
 
+    def _settle(self) -> None:
+        """Read again the requests that were in flight when their step ended."""
+        still: list[tuple[TraceStep, Any, list[str]]] = []
+        for record, log, keys in self._in_flight:
+            now = [log.get(key) for key in keys]
+            record.requests = [
+                new if new is not None and new.url == old.url else old
+                for new, old in zip(now, record.requests, strict=True)
+            ]
+            if any(not r.finished for r in record.requests):
+                still.append((record, log, keys))
+        self._in_flight = still
+
     def html(self) -> str:
         """The trace as one self-contained HTML page (images embedded)."""
+        self._settle()
         return render(self.title, self.steps)
 
     async def save(self, path: str | os.PathLike[str]) -> int:
