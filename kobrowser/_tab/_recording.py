@@ -24,7 +24,7 @@ import functools
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from kobrowser.actions import Action, to_action
@@ -58,6 +58,8 @@ class Step:
         duration: seconds it took (set when it ended).
         ok: False when it raised.
         error: the error's class and message when it raised.
+        state: each recorder's own notes on the step, by recorder (kept
+            with the step, so a step that never ends leaves nothing behind).
     """
 
     line: str
@@ -68,6 +70,7 @@ class Step:
     duration: float = 0.0
     ok: bool = True
     error: str | None = None
+    state: dict[object, Any] = field(default_factory=dict)
 
 
 class Recorder(Protocol):

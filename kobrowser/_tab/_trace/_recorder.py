@@ -68,7 +68,6 @@ class Trace:
     def __init__(self, title: str = "kobrowser trace") -> None:
         self.steps: list[TraceStep] = []
         self.title = title
-        self._open: dict[Step, _Marks] = {}
         self._last_snapshot: dict[str, Any] = {}  # tab target id -> its previous step's
         # Requests still in flight when their step ended: read again when written.
         self._in_flight: list[tuple[TraceStep, Any, list[str]]] = []
@@ -83,7 +82,7 @@ class Trace:
         cpu = time.process_time()
         tab = step.tab
         net = tab._net
-        self._open[step] = _Marks(
+        step.state[self] = _Marks(
             tab.last_snapshot,
             net.log.added,
             net.console.message_count,
@@ -93,9 +92,9 @@ class Trace:
 
     async def end(self, step: Step) -> None:
         """Capture the page after the step and keep the step."""
-        marks = self._open.pop(step, None)
-        if marks is None:
-            return
+        marks = step.state.pop(self, None)
+        if not isinstance(marks, _Marks):
+            return  # attached while the step ran
         cpu = time.process_time()
         tab = step.tab
         mask: Callable[[str], str] = tab._context._mask_text
