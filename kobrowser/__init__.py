@@ -43,8 +43,10 @@ if _typing.TYPE_CHECKING:
     from kobrowser._tab import Console, Dialog, Dialogs, Network, Response, Tab
     from kobrowser._tab._axmirror import AXMirrorSettings
     from kobrowser._tab._capture._geometry import Box
+    from kobrowser._tab._capture._screencast import Screencast, ScreencastFrame
     from kobrowser._tab._network import ConsoleMessage, PageError, Request, RequestRecord, Route
     from kobrowser._tab._snapshot import Element, Snapshot
+    from kobrowser._tab._trace import Trace, TraceStep
     from kobrowser.actions import Action, Outcome, parse_action, parse_actions
     from kobrowser.cdp import CDPEvent, CDPSession, EventStream
     from kobrowser.scrape import Scraper, ScrapeResult, scrape
@@ -78,6 +80,8 @@ _LAZY = {
     "RequestRecord": "._tab._network",
     "Route": "._tab._network",
     "Box": "._tab._capture._geometry",
+    "Screencast": "._tab._capture._screencast",
+    "ScreencastFrame": "._tab._capture._screencast",
     "Emulation": "._browser._emulation._settings",
     "EmulationOptions": "._browser._emulation._settings",
     "Geolocation": "._browser._emulation._settings",
@@ -88,6 +92,8 @@ _LAZY = {
     "Element": "._tab._snapshot",
     "Snapshot": "._tab._snapshot",
     "Tab": "._tab",
+    "Trace": "._tab._trace",
+    "TraceStep": "._tab._trace",
     "Action": ".actions",
     "Outcome": ".actions",
     "parse_action": ".actions",
@@ -173,6 +179,8 @@ __all__ = [
     "Route",
     "ScrapeResult",
     "Scraper",
+    "Screencast",
+    "ScreencastFrame",
     "Snapshot",
     "SnapshotDiff",
     "SnapshotError",
@@ -181,6 +189,8 @@ __all__ = [
     "StaleElementError",
     "Tab",
     "TargetClosedError",
+    "Trace",
+    "TraceStep",
     "UnknownElementError",
     "WaitTimeoutError",
     "WrongElementKindError",

@@ -119,4 +119,5 @@ def test_the_root_holds_only_the_base_and_the_layers() -> None:
         "kobrowser.scrape",
         "kobrowser.scrapy",
         "kobrowser.snapshot",
+        "kobrowser.view",  # the live view, below the faces that start it (cli, mcp)
     }

@@ -45,10 +45,13 @@ from kobrowser._deadline import Deadline
 from kobrowser._exceptions import InvalidArgumentError, KoBrowserError, TargetClosedError
 from kobrowser._tab._axmirror import AXMirrorSettings, settings_from_env
 from kobrowser._tab._execute import execute
+from kobrowser._tab._recording import Recorder, run_step
 from kobrowser._tab._tab import Tab
+from kobrowser._tab._trace import Trace, tracing
 from kobrowser._validate import check, fail, seconds
 from kobrowser._validate._resources import check_resource_types
-from kobrowser.actions import Action, Outcome, to_action
+from kobrowser.actions import Action, Done, Outcome, to_action
+from kobrowser.actions._types import SwitchTab
 from kobrowser.cdp import ChromeProcess, Connection, open_transport, resolve_endpoint
 
 if TYPE_CHECKING:
@@ -161,6 +164,8 @@ class Browser:
         self._downloads = Downloads(self._tab_of_frame, self._download_dir_of, self._spawn)
         self._download_dir = Path(download_dir).resolve() if download_dir else None
         self._temp_download_dir: Path | None = None
+        #: Recorders of every tab's actions (``tracing``, the live view); see ``_tab._recording``.
+        self._recorders: tuple[Recorder, ...] = ()
 
     @property
     def ids(self) -> IdMode:
@@ -667,12 +672,53 @@ class Browser:
         sent is not undone.
         """
         check(timeout=timeout)
-        return await execute(
-            lambda: self.tab,
-            to_action(action),
-            timeout=timeout,
-            switch_tab=self._switch_to_number,
-        )
+        act = to_action(action)
+
+        async def run() -> Outcome:
+            return await execute(
+                lambda: self.tab, act, timeout=timeout, switch_tab=self._switch_to_number
+            )
+
+        # `tab N` and `done` run no tab method: the browser records them.
+        current = self._targets.current
+        if isinstance(act, (SwitchTab, Done)) and current is not None:
+            recorders = self._recorders + current._recorders
+            if recorders:
+                return await run_step(
+                    recorders, current, "do", (act,), {}, run, retarget=lambda: self.tab
+                )
+        return await run()
+
+    def _attach_recorder(self, recorder: Recorder) -> None:
+        """Let ``recorder`` see every action on every tab (see ``_tab._recording``)."""
+        self._recorders = (*self._recorders, recorder)
+
+    def _detach_recorder(self, recorder: Recorder) -> None:
+        """Stop ``recorder`` (a no-op when not attached)."""
+        self._recorders = tuple(r for r in self._recorders if r is not recorder)
+
+    def tracing(
+        self, path: str | os.PathLike[str] | None = None, *, title: str = "kobrowser trace"
+    ) -> contextlib.AbstractAsyncContextManager[Trace]:
+        """Record every action on every tab in the block; write an HTML trace at its end.
+
+        As :meth:`Tab.tracing`, for all the browser's tabs (those opened
+        meanwhile too): ``async with browser.tracing("run.html"):``. Actions
+        made through the library, the CLI daemon, MCP and the agent loop are
+        all recorded, the agent's model reply with the step it asked for.
+
+        Args:
+            path: where to write the HTML file (None: only keep the
+                :class:`~kobrowser.Trace`).
+            title: the page's heading.
+
+        Raises:
+            InvalidArgumentError: ``path`` is not a path.
+            KoBrowserError: (at the end) the file could not be written.
+
+        Cancelling the block still writes the file (shielded).
+        """
+        return tracing(self._attach_recorder, self._detach_recorder, path, title)
 
     async def _switch_to_number(self, number: int) -> str:
         """``tab N`` of the action grammar: make the Nth tab (1-based) current."""

@@ -489,6 +489,10 @@ class BrowserContext:
         """``text`` with the policy's secrets filled in for their ``{{name}}``."""
         return text if self._policy is None else self._policy.fill_text(text)
 
+    def _mask_text(self, text: str) -> str:
+        """``text`` with every secret value of the policy shown as ``{{name}}``."""
+        return text if self._policy is None else self._policy.mask(text)
+
     def _frame_emulation(self) -> list[tuple[str, dict[str, Any]]]:
         return self._emulation.frame_calls()
 

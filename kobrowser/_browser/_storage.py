@@ -31,6 +31,7 @@ import msgspec
 
 from kobrowser._browser._cookies import cookie_params
 from kobrowser._exceptions import InvalidArgumentError, KoBrowserError
+from kobrowser._tab._recording import unrecorded
 
 if TYPE_CHECKING:
     from kobrowser._tab._network import Route
@@ -246,6 +247,16 @@ async def _in_scratch_tab(
     Every request of the tab is answered locally with an empty page (CDP
     Fetch), so nothing reaches the network and no site script runs.
     """
+    with unrecorded():  # the library's own tab: never a step of a trace
+        await _run_scratch(context, origins, step, timeout)
+
+
+async def _run_scratch(
+    context: StoredContext,
+    origins: Sequence[str],
+    step: Callable[[Tab, str], Any],
+    timeout: float,
+) -> None:
     tab = await context._scratch_tab(timeout)
     try:
 

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from kobrowser._tab._axmirror import AXMirrorSettings
     from kobrowser._tab._network import RouteHandler, RoutePattern, RouteTable
     from kobrowser._tab._pagestate import LoadState
+    from kobrowser._tab._recording import Recorder
     from kobrowser._tab._stableids import IdMode
     from kobrowser.cdp import CDPSession
 
@@ -238,6 +239,7 @@ class TabOwner(BrowserView[TabT], Protocol[TabT]):
     """The browser as its tabs use it: the public view and the hooks they call."""
 
     snapshot_limit: int | None
+    _recorders: tuple[Recorder, ...]
 
     @property
     def ax_mirror(self) -> AXMirrorSettings:
@@ -281,6 +283,10 @@ class TabContext(ContextView[TabT], Protocol[TabT]):
 
     def _fill_text(self, text: str) -> str:
         """``text`` with the policy's secrets filled in for their ``{{name}}``."""
+        ...
+
+    def _mask_text(self, text: str) -> str:
+        """``text`` with every secret value of the policy shown as ``{{name}}``."""
         ...
 
     def _frame_emulation(self) -> Sequence[tuple[str, dict[str, Any] | None]]:

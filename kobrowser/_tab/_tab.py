@@ -40,6 +40,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -56,6 +57,7 @@ from kobrowser._tab import _forms, _pointer, _readers
 from kobrowser._tab._acting import ActionContext
 from kobrowser._tab._axmirror import TabMirror
 from kobrowser._tab._capture import _screenshot as _capture
+from kobrowser._tab._capture._screencast import Screencast, ScreencastHub
 from kobrowser._tab._dialogs import Dialogs
 from kobrowser._tab._execute import execute
 from kobrowser._tab._frames import FrameRegistry
@@ -66,9 +68,11 @@ from kobrowser._tab._network._network import Network
 from kobrowser._tab._network._routing import TabNetwork
 from kobrowser._tab._origins import track_origins
 from kobrowser._tab._pagestate import LoadState, PageState, Response
+from kobrowser._tab._recording import Recorder, recorded, unrecorded
 from kobrowser._tab._runtime import runtime_value
 from kobrowser._tab._snapshotter import Snapshotter
 from kobrowser._tab._startup import start_tab
+from kobrowser._tab._trace import Trace, tracing
 from kobrowser._tab._waits import SelectorState, URLPattern, Waiter
 from kobrowser.actions import Action, Outcome, to_action
 from kobrowser.snapshot import diff_snapshots
@@ -142,6 +146,9 @@ class Tab:
         self._navigator = Navigator(session, self._page, self._waits, self._net.auth.refused)
         self._mouse = Mouse(session)
         self._act = ActionContext(session, self._mouse, self._snapshotter)
+        #: Recorders of this tab's actions (``tab.tracing``); the browser's are added.
+        self._recorders: tuple[Recorder, ...] = ()
+        self._screencast = ScreencastHub(self)
 
     async def _init(self) -> None:
         """Enable the tab's domains and seed its page state (see ``_startup``)."""
@@ -220,7 +227,8 @@ class Tab:
 
     async def title(self) -> str:
         """The document title."""
-        value = await self.evaluate("document.title")
+        with unrecorded():  # a reader, not a step
+            value = await self.evaluate("document.title")
         return str(value or "")
 
     async def close(self) -> None:
@@ -415,6 +423,7 @@ class Tab:
         snap = await self.snapshot(timeout=timeout)
         return find_nodes(snap.nodes, role=role, name=name, text=text, exact=exact)
 
+    @recorded("evaluate")
     async def evaluate(self, expression: str, *, timeout: float | None = None) -> Any:
         """Evaluate a JavaScript expression in the page and return its JSON value.
 
@@ -437,6 +446,7 @@ class Tab:
         )
         return runtime_value(result, "JavaScript error")
 
+    @recorded("do")
     async def do(self, action: Action | str, *, timeout: float | None = None) -> Outcome:
         """Run one action of the grammar (``click 5``, ``fill 3 "hi"``) on this tab.
 
@@ -471,6 +481,7 @@ class Tab:
 
     # -- navigation ------------------------------------------------------
 
+    @recorded("open")
     async def open(
         self,
         url: str,
@@ -512,6 +523,7 @@ class Tab:
             raise NavigationError(f"cannot open {url!r}: {refusal}")
         return await self._navigator.open(url, wait_until, self._deadline(timeout), referrer)
 
+    @recorded("reload")
     async def reload(
         self, *, wait_until: LoadState = "load", timeout: float | None = None
     ) -> Response | None:
@@ -519,6 +531,7 @@ class Tab:
         _validate.check(wait_until=wait_until)
         return await self._navigator.reload(wait_until, self._deadline(timeout))
 
+    @recorded("back")
     async def back(
         self, *, wait_until: LoadState = "load", timeout: float | None = None
     ) -> Response | None:
@@ -530,6 +543,7 @@ class Tab:
         _validate.check(wait_until=wait_until)
         return await self._navigator.history(-1, wait_until, self._deadline(timeout))
 
+    @recorded("forward")
     async def forward(
         self, *, wait_until: LoadState = "load", timeout: float | None = None
     ) -> Response | None:
@@ -539,6 +553,7 @@ class Tab:
 
     # -- waits -----------------------------------------------------------
 
+    @recorded("wait_for_load")
     async def wait_for_load(
         self, state: LoadState = "load", *, timeout: float | None = None
     ) -> None:
@@ -559,6 +574,7 @@ class Tab:
         _validate.check(state=state)
         await self._waits.load(state, self._deadline(timeout))
 
+    @recorded("wait_for_url")
     async def wait_for_url(
         self,
         url: URLPattern,
@@ -584,6 +600,7 @@ class Tab:
         _validate.check(url_pattern=url, wait_until=wait_until, timeout=timeout)
         await self._waits.url(url, wait_until, self._deadline(timeout))
 
+    @recorded("wait_for_text")
     async def wait_for_text(self, text: str, *, timeout: float | None = None) -> None:
         """Wait until the top document's rendered text (``innerText``) contains ``text``.
 
@@ -598,6 +615,7 @@ class Tab:
         _validate.check(text=text, timeout=timeout)
         await self._waits.text(text, self._deadline(timeout))
 
+    @recorded("wait_for_selector")
     async def wait_for_selector(
         self, selector: str, *, state: SelectorState = "visible", timeout: float | None = None
     ) -> None:
@@ -620,6 +638,7 @@ class Tab:
         _validate.check(selector=selector, selector_state=state, timeout=timeout)
         await self._waits.selector(selector, state, self._deadline(timeout))
 
+    @recorded("wait_for_function")
     async def wait_for_function(self, expression: str, *, timeout: float | None = None) -> Any:
         """Wait until a JavaScript expression (or function) is truthy; return its value.
 
@@ -637,6 +656,7 @@ class Tab:
         _validate.check(expression=expression, timeout=timeout)
         return await self._waits.function(expression, self._deadline(timeout))
 
+    @recorded("wait")
     async def wait(self, ms: float) -> None:
         """Sleep ``ms`` milliseconds (prefer the waits above: they react to the page)."""
         _validate.check(ms=ms)
@@ -644,6 +664,7 @@ class Tab:
 
     # -- pointer actions -------------------------------------------------
 
+    @recorded("click")
     async def click(
         self,
         element_id: int,
@@ -694,10 +715,12 @@ class Tab:
             deadline=self._deadline(timeout),
         )
 
+    @recorded("dblclick")
     async def dblclick(self, element_id: int, *, timeout: float | None = None) -> None:
         """Double-click element ``element_id`` (see :meth:`click`)."""
         await _pointer.dblclick(self._act, element_id, deadline=self._deadline(timeout))
 
+    @recorded("hover")
     async def hover(self, element_id: int, *, timeout: float | None = None) -> None:
         """Move the mouse over element ``element_id`` (waits for actionability).
 
@@ -714,6 +737,7 @@ class Tab:
         """
         await _pointer.hover(self._act, element_id, deadline=self._deadline(timeout))
 
+    @recorded("drag")
     async def drag(
         self, source_id: int, target_id: int, *, steps: int = 8, timeout: float | None = None
     ) -> None:
@@ -726,10 +750,12 @@ class Tab:
             self._act, source_id, target_id, steps=steps, deadline=self._deadline(timeout)
         )
 
+    @recorded("scroll_into_view")
     async def scroll_into_view(self, element_id: int, *, timeout: float | None = None) -> None:
         """Scroll element ``element_id`` into view (in every frame on the way)."""
         await _pointer.scroll_into_view(self._act, element_id, deadline=self._deadline(timeout))
 
+    @recorded("scroll")
     async def scroll(
         self, direction: str = "down", amount: float = 600, *, timeout: float | None = None
     ) -> None:
@@ -744,10 +770,12 @@ class Tab:
 
     # -- keyboard and forms ----------------------------------------------
 
+    @recorded("focus")
     async def focus(self, element_id: int, *, timeout: float | None = None) -> None:
         """Give element ``element_id`` the keyboard focus."""
         await _forms.focus(self._act, element_id, deadline=self._deadline(timeout))
 
+    @recorded("fill")
     async def fill(self, element_id: int, value: str, *, timeout: float | None = None) -> None:
         """Replace the value of a text field, textarea or contenteditable element.
 
@@ -765,6 +793,7 @@ class Tab:
         value = self._context._fill_text(value)
         await _forms.fill(self._act, element_id, value, deadline=self._deadline(timeout))
 
+    @recorded("type")
     async def type(
         self, element_id: int, text: str, *, delay: float = 0, timeout: float | None = None
     ) -> None:
@@ -781,6 +810,7 @@ class Tab:
             self._act, element_id, text, delay=delay, deadline=self._deadline(timeout)
         )
 
+    @recorded("press")
     async def press(self, key: str, *, timeout: float | None = None) -> None:
         """Press a key or combination on the focused element: ``"Enter"``, ``"Control+a"``.
 
@@ -790,6 +820,7 @@ class Tab:
         _validate.check(key=key, timeout=timeout)
         await _forms.press(self._act, key, deadline=self._deadline(timeout))
 
+    @recorded("select")
     async def select(self, element_id: int, *values: str, timeout: float | None = None) -> None:
         """Select options of a ``<select>`` by value or label (several if ``multiple``).
 
@@ -801,14 +832,17 @@ class Tab:
         _validate.check(element_id=element_id, values=values, timeout=timeout)
         await _forms.select(self._act, element_id, *values, deadline=self._deadline(timeout))
 
+    @recorded("check")
     async def check(self, element_id: int, *, timeout: float | None = None) -> None:
         """Make a checkbox, radio or switch checked (no-op when it already is)."""
         await _forms.check(self._act, element_id, deadline=self._deadline(timeout))
 
+    @recorded("uncheck")
     async def uncheck(self, element_id: int, *, timeout: float | None = None) -> None:
         """Make a checkbox or switch unchecked (no-op when it already is)."""
         await _forms.uncheck(self._act, element_id, deadline=self._deadline(timeout))
 
+    @recorded("upload")
     async def upload(
         self, element_id: int, *files: str | os.PathLike[str], timeout: float | None = None
     ) -> None:
@@ -877,6 +911,46 @@ class Tab:
 
     # -- capture ---------------------------------------------------------
 
+    def tracing(
+        self, path: str | os.PathLike[str] | None = None, *, title: str = "kobrowser trace"
+    ) -> contextlib.AbstractAsyncContextManager[Trace]:
+        """Record every action made on this tab in the block; write an HTML trace at its end.
+
+        ``async with tab.tracing("run.html") as trace:`` records each action
+        (``click``, ``fill``, ``open``, ``do`` lines, waits, ``evaluate``...;
+        not readers, snapshots or screenshots) made on this tab, by this
+        code, the agent loop or anything else: its line in the action
+        grammar, outcome and timing, the snapshot it acted on and its change
+        from the previous step's, a picture of the viewport after it with
+        the acted-on element outlined, and the requests, console messages
+        and page errors of the step (see :class:`~kobrowser.TraceStep`).
+        At the end of the block the trace is written to ``path`` as one
+        self-contained HTML file (pictures embedded; open it in any
+        browser, offline). :meth:`Browser.tracing
+        <kobrowser.Browser.tracing>` records every tab.
+
+        Args:
+            path: where to write the HTML file (None: only keep the
+                :class:`~kobrowser.Trace`, for :meth:`Trace.save
+                <kobrowser.Trace.save>`).
+            title: the page's heading.
+
+        Raises:
+            InvalidArgumentError: ``path`` is not a path.
+            KoBrowserError: (at the end) the file could not be written.
+
+        Cancelling the block still writes the file (shielded).
+        """
+        tab = self
+
+        def attach(trace: Trace) -> None:
+            tab._recorders = (*tab._recorders, trace)
+
+        def detach(trace: Trace) -> None:
+            tab._recorders = tuple(r for r in tab._recorders if r is not trace)
+
+        return tracing(attach, detach, path, title)
+
     async def screenshot(
         self,
         path: str | os.PathLike[str] | None = None,
@@ -928,6 +1002,58 @@ class Tab:
             annotate=annotate,
             image_format=format,
             quality=quality,
+            timeout=timeout,
+        )
+
+    def screencast(
+        self,
+        *,
+        quality: int = 80,
+        max_width: int | None = None,
+        max_height: int | None = None,
+        max_fps: float | None = None,
+        buffer: int = 4,
+        timeout: float | None = None,
+    ) -> AbstractAsyncContextManager[Screencast]:
+        """Watch the tab's screencast: a JPEG image of the viewport each time it repaints.
+
+        ``async with tab.screencast() as cast: async for frame in cast: ...``
+        yields :class:`~kobrowser.ScreencastFrame` objects (JPEG bytes, the
+        time Chrome painted it, its size). Chrome paints only when the page
+        changes, so a still page yields few frames. Several watchers of one
+        tab share Chrome's one screencast (a video recording and a live view
+        at once); each gets the frames of the most demanding one (best
+        quality, largest size), and one that falls more than ``buffer``
+        frames behind loses its oldest (counted in ``cast.dropped``).
+        Iteration ends when the block is left or the tab closes or crashes.
+
+        Args:
+            quality: JPEG quality, 0 to 100.
+            max_width: the widest frame in pixels (None: the viewport's width).
+            max_height: the tallest frame in pixels (None: the viewport's height).
+            max_fps: at most this many frames a second (None: as Chrome paints,
+                up to about 60).
+            buffer: frames kept for this watcher while it is busy.
+            timeout: deadline of each CDP call of the start (default: the browser's).
+
+        Returns:
+            An async context manager giving a :class:`~kobrowser.Screencast`.
+
+        Raises:
+            InvalidArgumentError: a bad quality, size, rate or buffer.
+            TargetClosedError: the tab is closed.
+            CaptureError: Chrome refused to start the screencast.
+
+        Cancellation: cancelling the start or the iteration is safe; leaving
+        the block (also by cancellation) stops Chrome's screencast once no
+        other watcher is left (shielded, bounded by a short deadline).
+        """
+        return self._screencast.watch(
+            quality=quality,
+            max_width=max_width,
+            max_height=max_height,
+            max_fps=max_fps,
+            buffer=buffer,
             timeout=timeout,
         )
 

@@ -39,6 +39,7 @@ import msgspec
 
 from kobrowser._browser._policy import Policy
 from kobrowser._exceptions import ActionSyntaxError, ModelError, WaitTimeoutError
+from kobrowser._tab._recording import note_next, unrecorded
 from kobrowser.actions import Action, Done, Outcome, parse_actions
 from kobrowser.agent._models import ChatModel
 from kobrowser.agent._prompt import build_messages, outcome_text, token_counter
@@ -328,7 +329,8 @@ class Agent:
 
     async def _observe(self) -> Snapshot:
         tab = self._tab()
-        with contextlib.suppress(WaitTimeoutError):
+        # The loop's own settling is not a step of the run (unrecorded).
+        with contextlib.suppress(WaitTimeoutError), unrecorded():
             await tab.wait_for_load("load", timeout=self.settle_timeout)
         return await tab.snapshot(interactive=self.interactive)
 
@@ -447,7 +449,10 @@ class Agent:
                     Outcome(action=action, ok=False, skipped=True, message=skip_rest)
                 )
                 continue
+            # A trace (browser.tracing) shows the reply with the step it asked for.
+            note_next(step.reply if index == 0 else None)
             outcome = await self._execute(action, seen)
+            note_next(None)
             step.outcomes.append(outcome)
             if not outcome.ok:
                 skip_rest = "an earlier action of this step failed"

@@ -74,6 +74,8 @@ def main(args: dict[str, Any], options: dict[str, Any]) -> int:
         cdp=options.get("cdp"),
         timeout=options.get("timeout") or 30.0,
         ids="stable" if options.get("ids") == "stable" else "depth-first",
+        trace_dir=args.get("trace_dir"),
+        view=bool(args.get("view")),
     )
     try:
         anyio.run(serve, config)

@@ -9,8 +9,10 @@ closed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +57,11 @@ class ServeOptions:
         cdp: drive the running browser at this endpoint instead of launching one.
         timeout: the browser's start and default call deadline, in seconds.
         ids: how snapshots number elements (``launch(ids=)``).
+        view: serve a live view of the browser (see ``ko-browser view``) on
+            127.0.0.1 while the server runs; its URL is said on stderr first.
+        trace_dir: write a trace of the session (every action, see
+            :meth:`Browser.tracing <kobrowser.Browser.tracing>`) into this
+            directory when the server stops, one file per server run.
     """
 
     port: int | None = None
@@ -87,6 +94,8 @@ class ServeOptions:
     cdp: str | None = None
     timeout: float = 30.0
     ids: Literal["depth-first", "stable"] = "depth-first"
+    trace_dir: str | None = None
+    view: bool = False
 
 
 async def serve(options: ServeOptions) -> None:
@@ -128,7 +137,13 @@ async def _serve(options: ServeOptions, stopper: Stopper) -> None:
             timeout=options.timeout,
             ids=options.ids,
         )
-    async with browser:
+    trace = _trace_path(options.trace_dir)
+    async with browser, contextlib.AsyncExitStack() as stack:
+        if trace is not None:  # written when the server stops, whatever stops it
+            await stack.enter_async_context(browser.tracing(trace, title="ko-browser mcp"))
+            say(f"tracing into {trace}")
+        if options.view:
+            await _start_view(browser, stack)
         await browser.default_context.set_policy(policy)
         server = build_server(
             browser, snapshot=options.snapshot, policy=policy, tools=options.tools
@@ -144,6 +159,36 @@ async def _serve(options: ServeOptions, stopper: Stopper) -> None:
 
             await serve_http(server, options.host, options.port, what, stopper, options.token)
         say("stopping: closing the browser")
+
+
+async def _start_view(browser: kobrowser.Browser, stack: contextlib.AsyncExitStack) -> None:
+    """Serve the live view until ``stack`` closes; say its URL once it can be opened."""
+    from kobrowser.view import LiveView
+
+    view = LiveView(browser)
+    started = anyio.Event()
+
+    async def announce(url: str) -> None:
+        say(f"live view at {url}")
+        started.set()
+
+    group = await stack.enter_async_context(anyio.create_task_group())
+    group.start_soon(view.run, announce)
+    stack.callback(group.cancel_scope.cancel)  # runs first when the stack closes
+    await started.wait()
+
+
+def _trace_path(directory: str | None) -> Path | None:
+    """The session's trace file in ``directory`` (None: no trace)."""
+    if directory is None:
+        return None
+    folder = Path(directory)
+    if not folder.is_dir():
+        raise kobrowser.InvalidArgumentError(
+            f"--trace-dir {directory}: no such directory", argument="trace_dir"
+        )
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    return folder.resolve() / f"mcp-{stamp}-{os.getpid()}.html"
 
 
 async def _watch_signals(stopper: Stopper) -> None:

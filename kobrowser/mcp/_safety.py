@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from kobrowser.view._access import http_access_problem as _access_problem
+from kobrowser.view._access import is_loopback
 
 __all__ = [
     "TOKEN_ENV",
@@ -58,34 +60,13 @@ def upload_files(paths: Sequence[str], allowed: Path | None) -> list[str]:
     return files
 
 
-def is_loopback(host: str) -> bool:
-    """True for 127.0.0.0/8, ::1 (also IPv4-mapped) and ``localhost``."""
-    if host == "localhost":
-        return True
-    try:
-        address = ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
-    except ValueError:
-        return False
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return address.is_loopback
-
-
 def http_access_problem(host: str | None, token: str | None) -> str | None:
-    """Why an HTTP server must not start on ``host`` with ``token``, or None.
+    """Why the MCP HTTP server must not start on ``host`` with ``token``, or None.
 
-    A server bound to an address other than loopback answers anyone who can
-    reach it, so it needs a token (every request then carries
-    ``Authorization: Bearer TOKEN``).
+    The rules the live view shares (:mod:`kobrowser.view._access`): an
+    address other than loopback needs a token every client sends.
     """
-    if token is not None and len(token) < 16:
-        return "the token must be at least 16 characters long"
-    if host is not None and not is_loopback(host) and token is None:
-        return (
-            f"--host {host} is not a loopback address: give a token (--token, or the "
-            f"environment variable {TOKEN_ENV}) that every client must send"
-        )
-    return None
+    return _access_problem(host, token, TOKEN_ENV)
 
 
 async def _refuse(send: Any, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:

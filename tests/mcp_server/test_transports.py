@@ -214,6 +214,8 @@ def test_parser() -> None:
         "secret": None,
         "token": None,
         "tools": "all",
+        "trace_dir": None,
+        "view": False,
     }
     assert options["headed"] and options["cdp"] == "localhost:9222"
     assert parse(["mcp"])[1] == {
@@ -229,6 +231,8 @@ def test_parser() -> None:
         "secret": None,
         "token": None,
         "tools": "all",
+        "trace_dir": None,
+        "view": False,
     }
     assert parse(["mcp", "--port", "0", "--token", "t" * 20, "--secret", "pw"])[1]["token"] == (
         "t" * 20

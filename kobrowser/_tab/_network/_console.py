@@ -157,6 +157,9 @@ class ConsoleLog:
         self._callbacks: list[ConsoleCallback] = []
         self._send: MemoryObjectSendStream[ConsoleMessage] | None = None
         self.dropped = 0  # messages callbacks did not get (they were too slow)
+        #: Messages and errors seen so far, never lowered (a trace slices a step's by them).
+        self.message_count = 0
+        self.error_count = 0
         self._closed = False
 
     def watch(self, session: CDPSession) -> None:
@@ -216,6 +219,7 @@ class ConsoleLog:
             level, text, where.url, where.lineNumber, where.columnNumber, event.timestamp
         )
         self.messages.append(message)
+        self.message_count += 1
         if self._send is not None and self._callbacks:
             try:
                 self._send.send_nowait(message)
@@ -254,6 +258,17 @@ class ConsoleLog:
                 event.timestamp,
             )
         )
+        self.error_count += 1
+
+    def messages_since(self, mark: int) -> list[ConsoleMessage]:
+        """The messages seen after :attr:`message_count` was ``mark`` (those still kept)."""
+        count = min(self.message_count - mark, len(self.messages))
+        return list(self.messages)[-count:] if count > 0 else []
+
+    def errors_since(self, mark: int) -> list[PageError]:
+        """The errors seen after :attr:`error_count` was ``mark`` (those still kept)."""
+        count = min(self.error_count - mark, len(self.errors))
+        return list(self.errors)[-count:] if count > 0 else []
 
 
 class Console:

@@ -100,10 +100,26 @@ class RequestLog:
         self._redirects = 0
         self._waiters: list[MemoryObjectSendStream[RequestRecord]] = []
         self._gone: str | None = None
+        #: Requests logged so far, never lowered (a trace slices a step's by it).
+        self.added = 0
 
     def records(self) -> list[RequestRecord]:
         """The records, oldest first."""
         return list(self._records.values())
+
+    def since(self, mark: int) -> list[tuple[str, RequestRecord]]:
+        """``(key, record)`` of each request logged after :attr:`added` was ``mark``.
+
+        Only those still kept (the log drops its oldest first).
+        """
+        count = min(self.added - mark, len(self._records))
+        if count <= 0:
+            return []
+        return list(self._records.items())[-count:]
+
+    def get(self, key: str) -> RequestRecord | None:
+        """The record of one request (a key from :meth:`since`), if still kept."""
+        return self._records.get(key)
 
     def close(self, reason: str) -> None:
         """The tab went away: waits fail with :class:`TargetClosedError`."""
@@ -127,6 +143,8 @@ class RequestLog:
     # -- listeners (inline on the reader) -----------------------------------
 
     def _put(self, key: str, record: RequestRecord) -> None:
+        if key not in self._records:
+            self.added += 1
         self._records[key] = record
         while len(self._records) > self.limit:
             self._records.popitem(last=False)

@@ -58,6 +58,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return mcp_main(args, options)
     as_json = options["json"]
+    if cmd == "view":
+        import signal
+
+        signal.signal(signal.SIGTERM, signal.default_int_handler)  # stops it as Ctrl-C does
     try:
         if cmd == "session.list":
             result, text = session_list()
@@ -68,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     except RuntimeDirError as exc:
         return _fail(ClientError(str(exc)).to_dict(), cmd, as_json)
     except KeyboardInterrupt:
+        if cmd == "view":  # how a view is stopped: Ctrl-C (or SIGTERM, below)
+            return 0
         sys.stderr.write(f"{PROG}: interrupted; a command already sent may still finish\n")
         return 130
     if as_json:
@@ -118,11 +124,16 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
     paths = session_paths(options["session"])
     if cmd in ("screenshot", "pdf", "diff"):
         _seeing_paths(cmd, args)
+    if cmd == "trace.stop":
+        args["path"] = os.path.abspath(args["path"])
+        folder = os.path.dirname(args["path"])
+        if not os.path.isdir(folder):
+            raise ClientError(f"trace stop: {no_such_directory(folder)}", "check the path")
     if cmd in ("state.save", "state.load"):
         args["path"] = os.path.abspath(args["path"])
         if cmd == "state.load" and not os.path.isfile(args["path"]):
             raise ClientError(f"state load: {no_such_file(args['path'])}", "check the path")
-    streamed = cmd in ("batch", "agent")
+    streamed = cmd in ("batch", "agent", "view")
     if streamed:
         from kobrowser.cli._client._streaming import prepare
 

@@ -263,6 +263,14 @@ def _mcp(sub: argparse.ArgumentParser) -> None:
         "--allow-upload-from", default=None, metavar="DIR",
         help="let the upload tool take files from DIR (default: uploads refused)",
     )  # fmt: skip
+    sub.add_argument(
+        "--view", action="store_true",
+        help="also serve a live view of the browser on 127.0.0.1 (its URL is said on stderr)",
+    )  # fmt: skip
+    sub.add_argument(
+        "--trace-dir", default=None, metavar="DIR",
+        help="write the session's every action as an HTML trace into DIR when it stops",
+    )  # fmt: skip
 
 
 def _policy(sub: argparse.ArgumentParser, *, evaluate: bool = True) -> None:
@@ -300,6 +308,29 @@ def _policy(sub: argparse.ArgumentParser, *, evaluate: bool = True) -> None:
     )  # fmt: skip
 
 
+def _trace_start(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--title", default=None, metavar="TEXT", help="the trace page's heading")
+
+
+def _trace_stop(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("path", metavar="FILE", help="the HTML file to write (e.g. run.html)")
+
+
+def _view(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "--port", type=whole(0), default=0, metavar="N", help="the port (default 0: any free one)"
+    )
+    sub.add_argument(
+        "--host", default=None, metavar="HOST",
+        help="address to bind (default 127.0.0.1; any other than loopback needs a token)",
+    )  # fmt: skip
+    sub.add_argument(
+        "--token", default=None, metavar="TOKEN",
+        help="every request must carry TOKEN (the printed URL has it; default: the "
+        "environment variable KOBROWSER_VIEW_TOKEN, if set)",
+    )  # fmt: skip
+
+
 def _batch(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "file", nargs="?", default="-", metavar="FILE", help="action lines (default -: stdin)"
@@ -329,6 +360,14 @@ def _agent(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "-i", "--interactive", action="store_true", help="show the model the -i snapshot"
     )
+    sub.add_argument(
+        "--trace", default=None, metavar="FILE",
+        help="write the run as one HTML page: each step's picture, snapshot, requests, reply",
+    )  # fmt: skip
+    sub.add_argument(
+        "--view", action="store_true",
+        help="show the run live in a local web page (its URL is the first line)",
+    )  # fmt: skip
     _policy(sub, evaluate=False)
 
 
@@ -339,6 +378,22 @@ COMMANDS: dict[str, tuple[str, Define | None]] = {
     "batch": ('run action lines (click 5, fill 3 "hi", ...) from FILE or stdin', _batch),
     "agent": ("let a language model reach GOAL in the current tab", _agent),
     "close": ("close the session: its Chrome and daemon", None),
+    "view": (
+        "show the session's current tab live in a local web page, until Ctrl-C "
+        "(prints its URL first; a person can act on it)",
+        _view,
+    ),
+    "trace": (
+        "record every action of the session into one HTML page",
+        _group(
+            [
+                ("start", "record every action from now on (any tab, batch, agent)", _trace_start),
+                ("stop", "write the recorded steps to FILE and stop recording", _trace_stop),
+            ],
+            "action",
+            "trace",
+        ),
+    ),
     "mcp": ("serve a browser to an MCP host (stdio; HTTP with --port) until it goes", _mcp),
     "session": (
         "sessions of this user",

@@ -27,7 +27,9 @@ if TYPE_CHECKING:
 __all__ = ["STREAMED", "STREAM_GRACE", "prepare", "progress_printer"]
 
 #: Commands whose daemon side sends progress lines before its reply.
-STREAMED = frozenset({"batch", "agent"})
+STREAMED = frozenset({"batch", "agent", "view"})
+#: The environment variable ``ko-browser view`` reads its token from.
+VIEW_TOKEN_ENV = "KOBROWSER_VIEW_TOKEN"
 #: Extra seconds the client waits for each line of these commands (a hang
 #: guard only: the daemon bounds every action and every model call).
 STREAM_GRACE = 600.0
@@ -38,10 +40,25 @@ def usage_error(message: str, hint: str = "") -> ClientError:
 
 
 def prepare(cmd: str, args: dict[str, Any]) -> dict[str, Any]:
-    """The request arguments of ``batch`` or ``agent`` (raises a usage error, exit 2)."""
+    """The request arguments of ``batch``, ``agent`` or ``view`` (a usage error: exit 2)."""
     if cmd == "batch":
         return _batch(args)
+    if cmd == "view":
+        return _view(args)
     return _agent(args)
+
+
+def _view(args: dict[str, Any]) -> dict[str, Any]:
+    # The token travels over the owner-only socket, never on the daemon's command line.
+    token = args.get("token") or os.environ.get(VIEW_TOKEN_ENV) or None
+    host = args.get("host")
+    local = host is None or host in ("::1", "localhost") or host.startswith("127.")
+    if token is None and not local:
+        raise usage_error(
+            f"--host {host} is not a loopback address: give a token (--token, or the "
+            f"environment variable {VIEW_TOKEN_ENV}) that every client must send"
+        )
+    return {**args, "token": token}
 
 
 def _batch(args: dict[str, Any]) -> dict[str, Any]:
@@ -88,6 +105,10 @@ def _agent(args: dict[str, Any]) -> dict[str, Any]:
         )
     if importlib.util.find_spec("openai") is None:
         raise usage_error("agent needs the openai package", "pip install 'ko-browser[openai]'")
+    if args["trace"] is not None:
+        args["trace"] = os.path.abspath(args["trace"])
+        if not os.path.isdir(os.path.dirname(args["trace"])):
+            raise usage_error(f"--trace {args['trace']}: no such directory")
     files = args["allow_file_access"]
     if files is not None and not os.path.isdir(files):
         raise usage_error(f"--allow-file-access {files}: no such directory")
@@ -115,6 +136,9 @@ def progress_printer(
     """Print each progress message (its ``text``, or its ``progress`` object as JSON)."""
 
     def show(message: dict[str, Any]) -> None:
+        progress = message.get("progress")
+        if isinstance(progress, dict) and progress.get("heartbeat"):
+            return  # a long command's sign of life (view): nothing to print
         if as_json:
             write(json.dumps(message.get("progress"), ensure_ascii=False) + "\n")
         else:

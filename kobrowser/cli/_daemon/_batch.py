@@ -16,6 +16,7 @@ done is success, giving up is a failure (exit 1).
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -113,7 +114,17 @@ async def agent(ctx: Context, args: Args) -> Result:
         async def on_step(step: Step) -> None:
             await ctx.progress(step.to_dict(), str(step))
 
-        result = await runner.run(args.text("goal"), on_step=on_step)
+        trace = args.optional_text("trace")
+        async with contextlib.AsyncExitStack() as stack:
+            if args.flag("view"):  # its URL is the first line the client prints
+                from kobrowser.cli._daemon._view import live_view
+
+                await stack.enter_async_context(live_view(ctx))
+            if trace is not None:  # written when the run ends, whatever its end
+                await stack.enter_async_context(
+                    ctx.browser.tracing(trace, title="ko-browser agent")
+                )
+            result = await runner.run(args.text("goal"), on_step=on_step)
     summary = {
         "done": result.done,
         "answer": result.answer,

@@ -17,6 +17,8 @@ from kobrowser.cli._daemon._network import COMMANDS as NETWORK
 from kobrowser.cli._daemon._page import COMMANDS as PAGE
 from kobrowser.cli._daemon._seeing import COMMANDS as SEEING
 from kobrowser.cli._daemon._tabs import COMMANDS as TABS
+from kobrowser.cli._daemon._tracing import COMMANDS as TRACING
+from kobrowser.cli._daemon._view import COMMANDS as VIEW
 
 __all__ = ["COMMANDS", "SERVER_COMMANDS", "run_command"]
 
@@ -34,7 +36,9 @@ def _join(*families: dict[str, Command]) -> dict[str, Command]:
     return joined
 
 
-COMMANDS = _join(PAGE, ELEMENTS, SEEING, TABS, NETWORK, CONSOLE, BROWSER_STATE, BATCH)
+COMMANDS = _join(
+    PAGE, ELEMENTS, SEEING, TABS, NETWORK, CONSOLE, BROWSER_STATE, BATCH, TRACING, VIEW
+)
 
 
 async def run_command(ctx: Context, name: str, args: Args) -> Result:

@@ -33,7 +33,7 @@ def test_every_command_of_the_parser_has_one_function() -> None:
 def test_what_runs_one_at_a_time_and_what_streams() -> None:
     assert {name for name, c in COMMANDS.items() if c.serialized} == SERIALIZED
     streaming = {name for name, c in COMMANDS.items() if c.streaming}
-    assert streaming == {"batch", "agent"} == set(STREAMED)
+    assert streaming == {"batch", "agent", "view"} == set(STREAMED)
 
 
 def test_args_are_read_by_type() -> None:

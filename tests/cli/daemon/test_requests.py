@@ -28,9 +28,9 @@ def client_args(cmd: str, args: dict[str, Any]) -> dict[str, Any]:
         args.pop("file")
         args.update(text="click 1\n", source="stdin")
     if cmd == "agent":
-        for key in ("model", "base_url", "api_key_env"):
+        for key in ("model", "base_url", "api_key_env", "secret"):
             args.pop(key)
-        args.update(model="m", base_url=None, api_key="k")
+        args.update(model="m", base_url=None, api_key="k", secrets={})
     return args
 
 
