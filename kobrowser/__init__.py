@@ -44,6 +44,7 @@ if _typing.TYPE_CHECKING:
     from kobrowser._tab._axmirror import AXMirrorSettings
     from kobrowser._tab._capture._geometry import Box
     from kobrowser._tab._capture._screencast import Screencast, ScreencastFrame
+    from kobrowser._tab._capture._video import VideoRecording
     from kobrowser._tab._network import ConsoleMessage, PageError, Request, RequestRecord, Route
     from kobrowser._tab._snapshot import Element, Snapshot
     from kobrowser._tab._trace import Trace, TraceStep
@@ -82,6 +83,7 @@ _LAZY = {
     "Box": "._tab._capture._geometry",
     "Screencast": "._tab._capture._screencast",
     "ScreencastFrame": "._tab._capture._screencast",
+    "VideoRecording": "._tab._capture._video",
     "Emulation": "._browser._emulation._settings",
     "EmulationOptions": "._browser._emulation._settings",
     "Geolocation": "._browser._emulation._settings",
@@ -192,6 +194,7 @@ __all__ = [
     "Trace",
     "TraceStep",
     "UnknownElementError",
+    "VideoRecording",
     "WaitTimeoutError",
     "WrongElementKindError",
     "connect",

@@ -38,12 +38,14 @@ from kobrowser._browser._emulation._settings import (
 )
 from kobrowser._browser._policy import Policy
 from kobrowser._browser._proxy import Proxy, ProxySetting, context_proxy_params, to_proxy
+from kobrowser._browser._recording import check_har_path, har_content, video_options
 from kobrowser._browser._storage import load_state, parse_state
 from kobrowser._browser._targets import TargetTracker
 from kobrowser._concurrency import exit_unwrapped
 from kobrowser._deadline import Deadline
 from kobrowser._exceptions import InvalidArgumentError, KoBrowserError, TargetClosedError
 from kobrowser._tab._axmirror import AXMirrorSettings, settings_from_env
+from kobrowser._tab._capture._video import import_av
 from kobrowser._tab._execute import execute
 from kobrowser._tab._recording import Recorder, run_step
 from kobrowser._tab._tab import Tab
@@ -57,6 +59,7 @@ from kobrowser.cdp import ChromeProcess, Connection, open_transport, resolve_end
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from kobrowser._tab._network._har import HarContent
     from kobrowser._tab._pagestate import LoadState, Response
     from kobrowser._tab._snapshot import Element, Snapshot
     from kobrowser._tab._stableids import IdMode
@@ -262,6 +265,10 @@ class Browser:
         if self._closed:
             return
         with anyio.CancelScope(shield=True):
+            # Recordings first (videos finished, HAR files written), while Chrome is there.
+            for context in [self._default_context, *self._contexts.values()]:
+                with suppress(KoBrowserError):
+                    await context._recording.finish("", self.timeout)
             connection = self._connection
             if connection is not None and not connection.closed:
                 if self._process is not None:
@@ -312,6 +319,7 @@ class Browser:
         context = self._context_of(tab.context.id if tab.context is not None else None)
         await context._emulation.set_up_tab(tab, resume=True)
         await tab._init()
+        context._recording.tab_started(tab)
 
     def _context_of(self, context_id: str | None) -> BrowserContext:
         """The context of a target whose ``browserContextId`` is ``context_id``.
@@ -530,6 +538,10 @@ class Browser:
         proxy: ProxySetting | None = None,
         block_resources: str | Iterable[str] | None = None,
         policy: Policy | None = None,
+        record_har: str | os.PathLike[str] | bool | None = None,
+        record_har_content: HarContent = "omit",
+        record_video: str | os.PathLike[str] | None = None,
+        record_video_size: tuple[int, int] | None = None,
         **emulation: Unpack[EmulationOptions],
     ) -> BrowserContext:
         """Create an isolated browser context: its own cookies, storage and cache.
@@ -560,6 +572,19 @@ class Browser:
                 :meth:`BrowserContext.unblock` lifts it.
             policy: a :class:`~kobrowser.Policy` its tabs obey from their
                 start, as :meth:`BrowserContext.set_policy`.
+            record_har: record every request of its tabs and their frames
+                for HAR 1.2 (:meth:`BrowserContext.start_har`): a file path,
+                written when the context closes, or True to record only
+                (write with :meth:`BrowserContext.save_har` at any time).
+            record_har_content: ``"omit"`` (no bodies, the default) or
+                ``"embed"`` (each response body in the HAR).
+            record_video: a directory (made if missing) where each of its
+                tabs is recorded into a WebM video (VP8, 25 frames a second,
+                see :meth:`Tab.start_video`), named after the tab; each file
+                is complete once its tab or the context is closed. Needs
+                PyAV: ``pip install 'ko-browser[video]'``.
+            record_video_size: ``(width, height)`` of the videos in pixels
+                (default: the viewport, scaled down to fit 800 x 800).
             **emulation: what its tabs emulate from their start: the options
                 of :class:`~kobrowser.EmulationOptions` (``device="iPhone 15"``,
                 ``locale``, ``timezone_id``, ``viewport``...), as for
@@ -568,12 +593,22 @@ class Browser:
         Raises:
             InvalidArgumentError: ``storage_state`` is unreadable or
                 malformed, an unknown option, device, permission or resource
-                type, a bad proxy or value (all checked before the context
+                type, a bad proxy or value, a HAR path in a directory that
+                does not exist or cannot be written, a video directory that
+                cannot be made or written (all checked before the context
                 is created).
+            CaptureError: ``record_video`` without PyAV installed.
 
         Cancelling the caller disposes the half-made context.
         """
         check(download_dir=download_dir)
+        har_path = None
+        if record_har is not None and record_har is not False and record_har is not True:
+            har_path = check_har_path(record_har, "record_har")
+        content = har_content(record_har_content)
+        video = video_options(record_video, record_video_size, 25, "webm")
+        if video is not None:
+            import_av()
         state = await parse_state(storage_state) if storage_state is not None else None
         settings = build_emulation(Emulation(), **emulation)  # checked before anything is made
         if permissions is not None:
@@ -590,6 +625,11 @@ class Browser:
         )
         context = BrowserContext(self, result["browserContextId"], None, own_proxy)
         self._contexts[result["browserContextId"]] = context
+        if record_har is not None and record_har is not False:
+            context._recording.har_path = har_path
+            context.start_har(content=content)
+        if video is not None:
+            context._recording.start_video(video)
         try:
             directory = download_dir or self._download_dir or self._temp_download_dir
             if directory is not None:

@@ -28,6 +28,7 @@ from kobrowser._browser._emulation._settings import (
 )
 from kobrowser._browser._policy import Policy
 from kobrowser._browser._proxy import Proxy
+from kobrowser._browser._recording import ContextRecording, check_har_path, har_content
 from kobrowser._browser._storage import load_state, parse_state, read_state
 from kobrowser._exceptions import (
     InvalidArgumentError,
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from types import TracebackType
 
     from kobrowser._tab._network import RouteHandler, RoutePattern
+    from kobrowser._tab._network._har import HarContent, HarLog
     from kobrowser._tab._pagestate import LoadState
     from kobrowser.cdp import Connection
 
@@ -105,6 +107,7 @@ class BrowserContext:
         self._emulation = ContextEmulation(self)
         self._routes = RouteTable()
         self._policy: Policy | None = None
+        self._recording = ContextRecording()
 
     def __repr__(self) -> str:
         name = "default" if self.id is None else self.id
@@ -128,6 +131,11 @@ class BrowserContext:
     def proxy(self) -> Proxy | None:
         """The proxy of the context's traffic: its own, else the browser's (None: none)."""
         return self._proxy if self._proxy is not None else self._browser._proxy
+
+    @property
+    def _har(self) -> HarLog | None:
+        """The HAR log while the context records one (new tabs record into it)."""
+        return self._recording.har
 
     @property
     def _proxy_credentials(self) -> tuple[str, str] | None:
@@ -503,6 +511,57 @@ class BrowserContext:
         """A blank tab of the context that does not become the current tab (storage state)."""
         return await self._browser._new_tab("about:blank", self.id, "load", timeout, current=False)
 
+    # -- recording ---------------------------------------------------------
+
+    def start_har(self, *, content: HarContent = "omit") -> None:
+        """Record the requests of the context's tabs for HAR from now on.
+
+        Every tab open now and every tab opened later (popups included), and
+        their frames (out-of-process iframes too), record each request with
+        its headers, timings, sizes and, with ``content="embed"``, its body.
+        ``new_context(record_har=...)`` does this from the context's start.
+        Requests already under way when it starts are left out. Idempotent.
+
+        Args:
+            content: ``"omit"`` (no bodies; the default) or ``"embed"``
+                (each response body, fetched from Chrome as it finishes:
+                text as is, binary in base64; bodies over 10 MB are left out).
+
+        Raises:
+            InvalidArgumentError: an unknown ``content``, or not the one the
+                context records with already.
+        """
+        self._check_open()
+        self._recording.start_har(har_content(content, "content"), self.tabs)
+
+    async def save_har(
+        self, path: str | os.PathLike[str], *, timeout: float | None = None
+    ) -> dict[str, Any]:
+        """Write the HAR 1.2 file of every request recorded so far.
+
+        One page per top-level document of each tab; one entry per request
+        (each hop of a redirect is one), closed tabs included. Recording
+        goes on.
+
+        Args:
+            path: the ``.har`` file to write (its directory must exist).
+            timeout: seconds at most to wait for bodies still being fetched
+                (``content="embed"``; default: the browser's); later ones are left out.
+
+        Returns:
+            The HAR document that was written (``{"log": {...}}``).
+
+        Raises:
+            InvalidArgumentError: ``path`` is not a file path in a writable directory.
+            CaptureError: the context records no HAR, or the file cannot be written.
+
+        Cancelling the caller may leave the file unwritten or partly written.
+        """
+        target = check_har_path(path, "path")
+        check(timeout=timeout)
+        limit = self._browser.timeout if timeout is None else float(timeout)
+        return await self._recording.save_har(target, "", limit)
+
     async def _sync_routes(self) -> None:
         for tab in self.tabs:
             with contextlib.suppress(TargetClosedError):
@@ -512,9 +571,13 @@ class BrowserContext:
         """Close the context and all its tabs. Idempotent.
 
         Shielded from cancellation, so the context never outlives a cancelled caller.
+        Its recordings end first: each tab's video is finished and the HAR
+        file of ``new_context(record_har=path)`` written.
 
         Raises:
             KoBrowserError: this is the browser's default context.
+            CaptureError: a video or the HAR file could not be written (the
+                context is closed all the same).
         """
         if self.id is None:
             raise KoBrowserError("the default context cannot be closed: close the browser")
@@ -522,6 +585,13 @@ class BrowserContext:
             return
         self._closed = True
         tabs = self.tabs
+        with anyio.CancelScope(shield=True):
+            try:
+                await self._recording.finish("", self._browser.timeout)
+            finally:
+                await self._dispose(tabs)
+
+    async def _dispose(self, tabs: list[Tab]) -> None:
         with anyio.CancelScope(shield=True):
             connection = self._browser._connection
             if connection is not None and not connection.closed:
@@ -532,7 +602,8 @@ class BrowserContext:
         for tab in tabs:
             tab._closed = True
             self._browser._forget(tab)
-        self._browser._contexts.pop(self.id, None)
+        if self.id is not None:
+            self._browser._contexts.pop(self.id, None)
 
     async def __aenter__(self) -> BrowserContext:
         return self

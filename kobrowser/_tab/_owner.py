@@ -34,6 +34,7 @@ from kobrowser._tab._verbs import TabVerbs
 if TYPE_CHECKING:
     from kobrowser._tab._axmirror import AXMirrorSettings
     from kobrowser._tab._network import RouteHandler, RoutePattern, RouteTable
+    from kobrowser._tab._network._har import HarLog
     from kobrowser._tab._pagestate import LoadState
     from kobrowser._tab._recording import Recorder
     from kobrowser._tab._stableids import IdMode
@@ -270,6 +271,11 @@ class TabContext(ContextView[TabT], Protocol[TabT]):
     @property
     def _routes(self) -> RouteTable:
         """The context's routes (a tab's own come first)."""
+        ...
+
+    @property
+    def _har(self) -> HarLog | None:
+        """The context's HAR log while it records (None: it does not)."""
         ...
 
     @property

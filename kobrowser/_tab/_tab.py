@@ -41,6 +41,7 @@ import contextlib
 import os
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -58,6 +59,13 @@ from kobrowser._tab._acting import ActionContext
 from kobrowser._tab._axmirror import TabMirror
 from kobrowser._tab._capture import _screenshot as _capture
 from kobrowser._tab._capture._screencast import Screencast, ScreencastHub
+from kobrowser._tab._capture._video import (
+    VideoOptions,
+    VideoRecording,
+    check_video_path,
+    video_fps,
+    video_size,
+)
 from kobrowser._tab._dialogs import Dialogs
 from kobrowser._tab._execute import execute
 from kobrowser._tab._frames import FrameRegistry
@@ -79,6 +87,7 @@ from kobrowser.snapshot import diff_snapshots
 from kobrowser.snapshot._find import find_nodes
 
 if TYPE_CHECKING:
+    from kobrowser._tab._network._har import HarLog
     from kobrowser._tab._owner import BrowserView, ContextView, TabContext, TabOwner
     from kobrowser._tab._snapshot import Element, Snapshot
     from kobrowser.cdp import CDPSession
@@ -128,6 +137,8 @@ class Tab:
             lambda: context._routes,
             lambda: context._proxy_credentials,
         )
+        if context._har is not None:  # the context records HAR: from the tab's start
+            self._record_har(context._har)
         opener = self.opener
         if opener is not None:  # a popup starts with its opener's routes
             self._net.routes.add(opener._net.routes.entries)
@@ -149,6 +160,11 @@ class Tab:
         #: Recorders of this tab's actions (``tab.tracing``); the browser's are added.
         self._recorders: tuple[Recorder, ...] = ()
         self._screencast = ScreencastHub(self)
+
+    def _record_har(self, log: HarLog) -> None:
+        """Record this tab's requests into the context's HAR log from now on."""
+        if self._net.har is None:
+            self._net.record(log.tab(self.target_id, self._owner._spawn, lambda: self.timeout))
 
     async def _init(self) -> None:
         """Enable the tab's domains and seed its page state (see ``_startup``)."""
@@ -1055,6 +1071,47 @@ class Tab:
             max_fps=max_fps,
             buffer=buffer,
             timeout=timeout,
+        )
+
+    def start_video(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        size: tuple[int, int] | None = None,
+        fps: int = 25,
+    ) -> VideoRecording:
+        """Record the tab into a video file until stopped or the tab closes.
+
+        The tab's screencast is encoded at a constant ``fps`` (the newest
+        picture repeated while the page shows no change) into WebM (VP8) or
+        MP4 (H.264), by the suffix of ``path``. The file is opened now and
+        complete once ``await recording.stop()`` returns or the tab closed
+        (``recording.done``). Needs PyAV: ``pip install 'ko-browser[video]'``.
+
+        Args:
+            path: the ``.webm`` or ``.mp4`` file to write.
+            size: ``(width, height)`` of the video in pixels (default: the
+                viewport, scaled down to fit 800 x 800).
+            fps: frames a second, 1 to 60.
+
+        Returns:
+            The :class:`~kobrowser.VideoRecording`; its ``stop()`` ends it.
+
+        Raises:
+            InvalidArgumentError: a bad path suffix, size or fps.
+            CaptureError: PyAV is missing, or the file cannot be written.
+            TargetClosedError: the tab is closed.
+        """
+        target, video_format = check_video_path(path)
+        options = VideoOptions(
+            None, size=video_size(size, "size"), fps=video_fps(fps, "fps"), format=video_format
+        )
+        return self._start_video(target, options)
+
+    def _start_video(self, path: Path, options: VideoOptions) -> VideoRecording:
+        """Start recording into ``path`` with checked ``options`` (also a context's)."""
+        return VideoRecording.start(
+            self, self._owner._spawn, path, options.format, options.size, options.fps
         )
 
     async def pdf(

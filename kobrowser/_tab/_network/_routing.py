@@ -36,6 +36,7 @@ from kobrowser._tab._network._patterns import RequestMatcher
 from kobrowser._tab._network._requests import Request, Route
 
 if TYPE_CHECKING:
+    from kobrowser._tab._network._har import TabHar
     from kobrowser.cdp import CDPSession
 
 __all__ = [
@@ -203,6 +204,7 @@ class TabNetwork:
         self.log = RequestLog()
         self.console = ConsoleLog(spawn)
         self.auth = ProxyAuth(credentials, spawn, timeout)
+        self.har: TabHar | None = None  # the HAR recorder, while the context records
         self._sessions: list[CDPSession] = []
         self._enabled: dict[CDPSession, dict[str, Any]] = {}
         self.watch(page)
@@ -213,7 +215,16 @@ class TabNetwork:
         self.log.watch(session)
         self.console.watch(session)
         self.auth.watch(session)
+        if self.har is not None:
+            self.har.watch(session, page=session is self.page)
         session.add_listener("Fetch.requestPaused", lambda raw: self._on_paused(session, raw))
+
+    def record(self, har: TabHar) -> None:
+        """Record HAR entries from now on, on every live session and those to come."""
+        self.har = har
+        for session in self._sessions:
+            if not session.closed:
+                har.watch(session, page=session is self.page)
 
     def close(self, reason: str) -> None:
         """The tab went away: waits fail, callbacks stop."""
