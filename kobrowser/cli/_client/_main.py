@@ -129,6 +129,8 @@ def run(cmd: str, args: dict[str, Any], options: dict[str, Any]) -> tuple[Any, s
         folder = os.path.dirname(args["path"])
         if not os.path.isdir(folder):
             raise ClientError(f"trace stop: {no_such_directory(folder)}", "check the path")
+    if cmd in ("network.har", "record.stop"):
+        args["path"] = os.path.abspath(args["path"])
     if cmd in ("state.save", "state.load"):
         args["path"] = os.path.abspath(args["path"])
         if cmd == "state.load" and not os.path.isfile(args["path"]):

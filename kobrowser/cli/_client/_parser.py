@@ -371,6 +371,24 @@ def _agent(sub: argparse.ArgumentParser) -> None:
     _policy(sub, evaluate=False)
 
 
+def _record_start(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "--format", choices=("webm", "mp4"), default="webm",
+        help="WebM (VP8, the default) or MP4 (H.264); `record stop` names a file of it",
+    )  # fmt: skip
+    sub.add_argument(
+        "--size", default=None, metavar="WxH",
+        help="video size in pixels (default: the viewport, fit in 800x800)",
+    )  # fmt: skip
+    sub.add_argument(
+        "--fps", type=whole(1, 60), default=25, metavar="N", help="frames a second (default 25)"
+    )
+
+
+def _record_stop(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("path", metavar="FILE", help="where the video goes (.webm or .mp4)")
+
+
 #: name -> (help, how to define its arguments); the parser is built lazily
 #: from this table (only the command on the command line, when it is known).
 COMMANDS: dict[str, tuple[str, Define | None]] = {
@@ -392,6 +410,17 @@ COMMANDS: dict[str, tuple[str, Define | None]] = {
             ],
             "action",
             "trace",
+        ),
+    ),
+    "record": (
+        "record a video of the current tab (needs ko-browser[video])",
+        _group(
+            [
+                ("start", "start recording the current tab", _record_start),
+                ("stop", "stop and write the video to FILE", _record_stop),
+            ],
+            "action",
+            "record",
         ),
     ),
     "mcp": ("serve a browser to an MCP host (stdio; HTTP with --port) until it goes", _mcp),

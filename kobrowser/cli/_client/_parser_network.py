@@ -65,6 +65,10 @@ def _requests(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--clear", action="store_true", help="then empty the log")
 
 
+def _har(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("path", metavar="FILE", help="the .har file to write (HAR 1.2, no bodies)")
+
+
 def _console(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--clear", action="store_true", help="then forget the messages and errors")
     sub.add_argument("--level", default=None, metavar="LEVEL", help="only this level (e.g. error)")
@@ -83,12 +87,13 @@ def network_commands(group: Group) -> dict[str, tuple[str, Define | None]]:
             ("block", "fail requests by URL pattern or resource type", _block),
             ("unblock", "remove every block", None),
             ("requests", "list the current tab's recent requests", _requests),
+            ("har", "write every request of the session so far to a HAR file", _har),
         ],
         "action",
         "network",
     )
     return {
-        "network": ("route, block and list the session's requests", network),
+        "network": ("route, block, list the session's requests, write a HAR", network),
         "console": ("print the current tab's console messages", _console),
         "errors": ("print the current tab's uncaught JavaScript errors", _errors),
     }

@@ -1,7 +1,8 @@
-"""Daemon side of ``ko-browser network``: route, unroute, block, unblock, requests.
+"""Daemon side of ``ko-browser network``: route, unroute, block, unblock, requests, har.
 
 Routes and blocks apply to the current tab's context (the session's tabs,
-and tabs and popups opened later); the request log is the current tab's.
+and tabs and popups opened later); the request log is the current tab's; the
+HAR is of every tab of the default context (recorded from the daemon's start).
 Every call of the network family is in this module.
 """
 
@@ -120,10 +121,19 @@ async def requests(ctx: Context, args: Args) -> Result:
     return {"requests": listed}, text
 
 
+async def har(ctx: Context, args: Args) -> Result:
+    """Every request of the session so far (the daemon records from its start)."""
+    path = args.text("path")
+    document = await ctx.browser.default_context.save_har(path, timeout=ctx.timeout)
+    count = len(document["log"]["entries"])
+    return {"path": path, "entries": count}, f"wrote {count} requests to {path}"
+
+
 COMMANDS: dict[str, Command] = {
     "network.route": Command(route),
     "network.unroute": Command(unroute),
     "network.block": Command(block),
     "network.unblock": Command(unblock),
     "network.requests": Command(requests),
+    "network.har": Command(har),
 }

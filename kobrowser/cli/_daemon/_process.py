@@ -127,6 +127,8 @@ class Daemon:
                 )
             async with browser:
                 self.browser = browser
+                # `network har` writes every request of the session: record from the start.
+                browser.default_context.start_har()
                 if self.block:
                     await browser.default_context.block(types=self.block)
                 await self.first_tab(browser)

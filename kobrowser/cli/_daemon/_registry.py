@@ -15,6 +15,7 @@ from kobrowser.cli._daemon._elements import COMMANDS as ELEMENTS
 from kobrowser.cli._daemon._errors import UsageError
 from kobrowser.cli._daemon._network import COMMANDS as NETWORK
 from kobrowser.cli._daemon._page import COMMANDS as PAGE
+from kobrowser.cli._daemon._recording import COMMANDS as RECORDING
 from kobrowser.cli._daemon._seeing import COMMANDS as SEEING
 from kobrowser.cli._daemon._tabs import COMMANDS as TABS
 from kobrowser.cli._daemon._tracing import COMMANDS as TRACING
@@ -37,7 +38,8 @@ def _join(*families: dict[str, Command]) -> dict[str, Command]:
 
 
 COMMANDS = _join(
-    PAGE, ELEMENTS, SEEING, TABS, NETWORK, CONSOLE, BROWSER_STATE, BATCH, TRACING, VIEW
+    PAGE, ELEMENTS, SEEING, TABS, NETWORK, CONSOLE, BROWSER_STATE, BATCH, TRACING, VIEW,
+    RECORDING,
 )
 
 

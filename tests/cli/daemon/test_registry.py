@@ -20,6 +20,7 @@ SERIALIZED = {
     "batch", "agent", "cookies.set", "cookies.clear", "state.load", "set.viewport",
     "set.device", "set.offline", "set.headers", "set.geo", "set.media", "set.locale",
     "set.timezone", "set.useragent", "set.permissions", "set.reset",
+    "record.start", "record.stop",  # the session's one recording: one change at a time
 }  # fmt: skip
 
 
