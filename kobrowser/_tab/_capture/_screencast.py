@@ -46,6 +46,7 @@ __all__ = ["Screencast", "ScreencastFrame", "ScreencastHub", "jpeg_size"]
 _FRAME_EVENT: Final = "Page.screencastFrame"
 _ACK_LIMIT: Final = 5.0  # seconds at most for one ack (shielded, so it must end)
 _STOP_LIMIT: Final = 5.0
+_BETWEEN_DOCUMENTS: Final = "Not attached to an active page"
 
 
 class ScreencastFrame(msgspec.Struct, frozen=True, gc=False):
@@ -323,12 +324,26 @@ class ScreencastHub:
         if self._stream is None:
             # Subscribed before the start, so the first frame is not missed.
             self._stream = session.subscribe(_FRAME_EVENT, max_buffer=16)
+        deadline = anyio.current_time() + limit
         try:
             if self._params is not None:  # Chrome refuses a second start: stop first
                 self._params = None
                 self._unanswered = None
                 await session.send("Page.stopScreencast", timeout=limit)
-            await session.send("Page.startScreencast", wanted, timeout=limit)
+            while True:
+                try:
+                    await session.send(
+                        "Page.startScreencast",
+                        wanted,
+                        timeout=max(0.0, deadline - anyio.current_time()),
+                    )
+                    break
+                except ProtocolError as error:
+                    # Between two documents (a navigation commits) the page has
+                    # no frame to cast for a moment: try again until the deadline.
+                    if _BETWEEN_DOCUMENTS not in str(error) or anyio.current_time() >= deadline:
+                        raise
+                    await anyio.sleep(0.05)
         except ProtocolError as error:
             raise CaptureError(f"Chrome could not start the tab's screencast: {error}") from None
         self._params = wanted
