@@ -32,7 +32,7 @@ Hierarchy::
      +-- JavaScriptError             a page script threw (carries ``message`` and ``stack``)
      +-- DownloadError               a download was canceled or failed
      +-- WaitTimeoutError            a wait passed its deadline (also TimeoutError)
-     +-- CaptureError                a screenshot or PDF could not be made
+     +-- CaptureError                a screenshot, PDF, HAR or video could not be made
      +-- ModelError                  the language model failed or could not be reached
      +-- InvalidArgumentError        a bad argument, found before any browser call (also ValueError)
           +-- ActionSyntaxError      an action line breaks the grammar
@@ -254,8 +254,9 @@ class WaitTimeoutError(KoBrowserError, TimeoutError):
 
 
 class CaptureError(KoBrowserError):
-    """A screenshot or PDF could not be made (nothing visible to capture, PDF
-    asked of a headed Chrome, Pillow missing for annotations, file not writable)."""
+    """A screenshot, PDF, HAR or video could not be made (nothing visible to
+    capture, PDF asked of a headed Chrome, Pillow missing for annotations,
+    PyAV missing for video, a context that records no HAR, file not writable)."""
 
 
 class ModelError(KoBrowserError):
