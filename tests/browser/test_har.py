@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import anyio
 import pytest
 from _har_spec import har_problems
 from _server import PageServer
@@ -277,3 +278,26 @@ def test_the_checker_finds_what_breaks_har() -> None:
         "version", "date",
     ):  # fmt: skip
         assert broken(change), change
+
+
+async def test_closing_the_browser_writes_the_har_and_finishes_the_videos(
+    server: PageServer, tmp_path: Path
+) -> None:
+    import kobrowser
+
+    av = pytest.importorskip("av")
+    url = server.set_page("/har/alone.html", "<!doctype html><title>alone</title><p>alone")
+    out, videos = tmp_path / "closed.har", tmp_path / "videos"
+    async with kobrowser.launch(timeout=60) as browser:
+        ctx = await browser.new_context(record_har=out, record_video=videos)
+        tab = await ctx.new_tab(url)
+        with anyio.fail_after(60):
+            while ctx._recording.videos[0].frames == 0:  # noqa: ASYNC110 (no event for it)
+                await anyio.sleep(0.02)
+        assert tab.url == url
+    document = json.loads(out.read_text())  # the context was never closed by hand
+    assert har_problems(document) == []
+    assert [e["request"]["url"] for e in document["log"]["entries"]].count(url) == 1
+    (video,) = videos.iterdir()
+    with av.open(str(video)) as container:
+        assert sum(1 for _ in container.decode(container.streams.video[0])) >= 1
