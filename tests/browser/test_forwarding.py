@@ -98,6 +98,8 @@ NOT_FORWARDED = {
     "screencast": "a watch of one tab's pictures: on a Browser it would silently stay on the"
     " tab current when it started (browser.tab.screencast())",
     "tracing": "not forwarded: Browser.tracing records every tab, Tab.tracing only its own",
+    "start_video": "a recording of one tab: on a Browser it would silently stay on the tab"
+    " current when it started (browser.tab.start_video(), or new_context(record_video=))",
 }
 
 #: Tab members Browser has under the same name with its own meaning (not forwards).

@@ -38,7 +38,16 @@ def _join(*families: dict[str, Command]) -> dict[str, Command]:
 
 
 COMMANDS = _join(
-    PAGE, ELEMENTS, SEEING, TABS, NETWORK, CONSOLE, BROWSER_STATE, BATCH, TRACING, VIEW,
+    PAGE,
+    ELEMENTS,
+    SEEING,
+    TABS,
+    NETWORK,
+    CONSOLE,
+    BROWSER_STATE,
+    BATCH,
+    TRACING,
+    VIEW,
     RECORDING,
 )
 
