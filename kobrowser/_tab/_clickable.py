@@ -223,6 +223,12 @@ class ClickableMaps:
         """Record that ``session``'s call failed (its map is empty)."""
         self._maps.setdefault(session, {})
 
+    def any_hidden(self) -> bool:
+        """Whether some session's map has hidden candidates (``snapshot._hidden``)."""
+        return any(
+            isinstance(found, ClickableMap) and found.hidden for found in self._maps.values()
+        )
+
     def items(self) -> list[tuple[CDPSession, Mapping[int, int]]]:
         """Every session's map known so far."""
         return list(self._maps.items())

@@ -19,7 +19,7 @@ from kobrowser._concurrency import gather, unwrapping
 from kobrowser._tab._clickable import ClickableMaps
 from kobrowser._tab._clickwatch import ClickWatch
 from kobrowser._tab._fetch import FetchCache, fetch_frames, resolve_scope
-from kobrowser._tab._hints import add_hints, name_icons
+from kobrowser._tab._hints import add_hints, hint_calls, name_icons
 from kobrowser._tab._incremental import IncrementalBuilder, compare_numbered
 from kobrowser._tab._snapshot import Element, Snapshot, number_snapshot
 from kobrowser._tab._stableids import StableIds
@@ -162,8 +162,13 @@ class Snapshotter:
                 top_frame = fetched.root.frame_id
                 scope = {(top_frame, backend) for backend in found}
 
-        if maps is not None:
-            await add_hints(maps, timeout=timeout)  # names of icon-only controls
+        if maps is not None and maps.any_hidden():
+            # Names of icon-only controls, asked only for lines that would
+            # print unnamed (the AX trees say which): the top one is decoded now.
+            with gc_paused():
+                fetched.decode_root()
+                wanted = hint_calls(maps, fetched.documents, fetched.frames)
+            await add_hints(wanted, timeout=timeout)
         # Building, filtering and numbering allocate hundreds of thousands of
         # objects, and the fetched AX structs hold tens of thousands of lists:
         # one collector pause over the whole stretch (no await in it), with the

@@ -24,11 +24,13 @@ walk's own ``nodeId -> node`` map.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import cast
 
 import msgspec
 
-from kobrowser.snapshot._ax import AXNode, FlatAXNode
+from kobrowser.snapshot._ax import AXNode, FlatAXNode, raw_name, raw_role
+from kobrowser.snapshot._roles import INTERACTIVE, TRANSPARENT, role_info
 
 __all__ = [
     "GRAFTED",
@@ -38,6 +40,7 @@ __all__ = [
     "derived_name",
     "graft_hidden",
     "hidden_of",
+    "unnamed_candidates",
 ]
 
 ROOT_KEY = "\0root"
@@ -75,15 +78,19 @@ class ClickableMap(dict[int, int]):
         names: Backend id of a hidden candidate -> the name derived from
             what the page says about it (``file:``, ``id:`` or ``title:``,
             see ``kobrowser._tab._hints``), given to it when Chrome gives none.
+        asked: Backend ids of the hidden candidates the page was asked
+            about for this map (named or not): a map kept between
+            snapshots is not asked about them again.
     """
 
-    __slots__ = ("hidden", "names", "positions")
+    __slots__ = ("asked", "hidden", "names", "positions")
 
     def __init__(self, *args: object) -> None:
         super().__init__(*args)
         self.hidden: dict[int, HiddenClickable] = {}
         self.positions: dict[int, int] = {}
         self.names: dict[int, str] = {}
+        self.asked: set[int] = set()
 
     def copy_with(self, found: dict[int, int]) -> ClickableMap:
         """A map of ``found`` with this map's hidden candidates and positions."""
@@ -91,6 +98,7 @@ class ClickableMap(dict[int, int]):
         out.hidden = self.hidden
         out.positions = self.positions
         out.names = self.names
+        out.asked = self.asked
         return out
 
 
@@ -107,6 +115,40 @@ def derived_name(clickable: object, backend: int | None) -> str:
     if backend is None or not isinstance(clickable, ClickableMap):
         return ""
     return clickable.names.get(backend, "")
+
+
+def unnamed_candidates(clickable: ClickableMap, frames: Iterable[list[AXNode]]) -> list[int]:
+    """The hidden candidates whose line would print with no name, in document order.
+
+    Only those can take a derived name (``derived_name``): a candidate the
+    walk grafts (absent from its frame's tree, or ignored there), or one in
+    the tree whose line is a promoted element (a role below the interactive
+    ones) that Chrome gives no name. One with an interactive role or with
+    a name of its own never shows a derived name, so it is not asked about.
+
+    Args:
+        clickable: A session's clickable map.
+        frames: The nodes of every frame the session serves (as fetched).
+
+    Returns:
+        Backend ids of the candidates to ask about, earliest first.
+    """
+    hidden = clickable.hidden
+    wanted = {backend for backend in hidden if clickable.get(backend) == backend}
+    if not wanted:
+        return []
+    for nodes in frames:
+        for node in nodes:
+            backend = node.backendDOMNodeId
+            if backend is None or backend not in wanted or node.ignored:
+                continue
+            role = raw_role(node)
+            kind = role_info(role if isinstance(role, str) else "")[1]
+            name = raw_name(node)
+            named = isinstance(name, str) and not name.isspace() and bool(name)
+            if kind >= INTERACTIVE or kind < TRANSPARENT or (named and kind != TRANSPARENT):
+                wanted.discard(backend)
+    return sorted(wanted, key=lambda backend: hidden[backend].position)
 
 
 def graft_hidden(nodes: list[AXNode], by_id: dict[str, AXNode], clickable: ClickableMap) -> bool:

@@ -8,7 +8,7 @@ clickable elements with no child node, as the tab reads them from the DOM
 from __future__ import annotations
 
 from kobrowser.snapshot import FrameAX, build_tree
-from kobrowser.snapshot._hidden import ClickableMap, HiddenClickable
+from kobrowser.snapshot._hidden import ClickableMap, HiddenClickable, unnamed_candidates
 
 from ._ax_builders import el, frame, text
 from ._helpers import lines
@@ -129,3 +129,29 @@ def test_an_unnamed_icon_takes_its_derived_name() -> None:
         '3: img "id:star" clickable',
         '4: img "Archive" clickable',  # Chrome's name wins
     ]
+
+
+def test_only_candidates_that_would_print_unnamed_are_asked_about() -> None:
+    top = frame(
+        el("textbox", "Email", backend=10),  # a form field: named by Chrome, interactive
+        el("checkbox", "", backend=11),  # interactive: never takes a derived name
+        el("image", "Logo", backend=12),  # named by its alt text
+        el("image", "", backend=13),  # an unnamed icon
+        el("generic", None, backend=14),  # an empty pointer box in the tree
+        el("generic", None, backend=15, ignored=True),  # ignored: grafted
+        el("image", "  ", backend=18),  # a name of white space prints as none
+    )
+    root = top.nodes[0].backendDOMNodeId
+    assert root is not None
+    found = _map(
+        top,
+        {
+            b: ("generic", (root,), position)
+            for b, position in ((10, 1), (11, 2), (12, 3), (13, 9), (14, 5), (15, 4), (16, 8))
+        }
+        | {18: ("generic", (root,), 7), 17: ("generic", (root,), 6)},
+    )
+    found[17] = 99  # a candidate mapped to another element is not one of its own
+    # 16 is absent from the tree (grafted); in document (position) order.
+    assert unnamed_candidates(found, [top.nodes]) == [15, 14, 18, 16, 13]
+    assert unnamed_candidates(ClickableMap({1: 1}), [top.nodes]) == []
