@@ -79,7 +79,6 @@ _SHAPES: Final = frozenset(
     {"rect", "circle", "ellipse", "line", "polyline", "polygon", "path", "use", "image"}
 )
 """SVG elements Chrome leaves out of its tree when unnamed: ``graphics-symbol`` lines."""
-_MAX_DEPTH: Final = 256
 
 PARAMS: Final = {
     "computedStyles": ["cursor"],
@@ -518,26 +517,26 @@ def _hidden(
 ) -> None:
     """Record the clickable elements with no child node (``snapshot._hidden``).
 
-    Their role word, DOM ancestors and place in document order; and, when
-    there are any, every node's place (``found.positions``).
+    Their role word and place in document order; their DOM ancestors and,
+    when there are any, every node's place (``found.positions``) are worked
+    out from the document's arrays only when first needed.
     """
     nodes = document.nodes
     parents = nodes.parentIndex
     names = nodes.nodeName
     backends = nodes.backendNodeId
-    with_children = set(parents)
-    leaves = [i for i in clickable if i not in with_children]
+    # The nodes come in document order (depth first): a node's first child,
+    # if any, right after it.
+    last = len(backends) - 1
+    leaves = [i for i in clickable if i == last or parents[i + 1] != i]
     if not leaves:
         return
+    # Ancestors and positions are worked out from the arrays when first needed.
+    source = found.add_source(parents, backends, offset)
+    hidden = found.hidden
     for i in leaves:
-        ancestors: list[int] = []
-        up = parents[i]
-        while 0 <= up < len(backends) and len(ancestors) < _MAX_DEPTH:
-            ancestors.append(backends[up])
-            up = parents[up]
         role = "graphics-symbol" if names[i] in shapes else "generic"
-        found.hidden[backends[i]] = HiddenClickable(role, tuple(ancestors), offset + i)
-    found.positions.update(zip(backends, range(offset, offset + len(backends)), strict=False))
+        hidden[backends[i]] = HiddenClickable(role, (), offset + i, source)
 
 
 def _fill(

@@ -43,6 +43,9 @@ __all__ = [
     "unnamed_candidates",
 ]
 
+MAX_DEPTH = 256
+"""The most DOM ancestors kept of a hidden candidate."""
+
 ROOT_KEY = "\0root"
 """Key of the frame's root in the walk's node map when grafting replaced it."""
 
@@ -58,13 +61,18 @@ class HiddenClickable(msgspec.Struct, frozen=True, gc=False):
     Attributes:
         role: Chrome's role for its line (``graphics-symbol`` for an SVG
             shape, ``generic`` otherwise).
-        ancestors: Backend ids of its DOM ancestors, nearest first.
+        ancestors: Backend ids of its DOM ancestors, nearest first (when
+            ``source`` is not -1, its map works them out when first asked,
+            see :meth:`ClickableMap.ancestors`).
         position: Its place in document order (larger is later).
+        source: -1, or the index of the document in its map's sources
+            (:meth:`ClickableMap.add_source`) that holds it.
     """
 
     role: str
     ancestors: tuple[int, ...]
     position: int
+    source: int = -1
 
 
 class ClickableMap(dict[int, int]):
@@ -75,6 +83,8 @@ class ClickableMap(dict[int, int]):
             element with no child node.
         positions: Backend id of every DOM node -> its place in document
             order (filled only when :attr:`hidden` is not empty).
+            Worked out from the map's sources when first read (only a
+            grafted element absent from its frame's tree needs it).
         names: Backend id of a hidden candidate -> the name derived from
             what the page says about it (``file:``, ``id:`` or ``title:``,
             see ``kobrowser._tab._hints``), given to it when Chrome gives none.
@@ -83,20 +93,62 @@ class ClickableMap(dict[int, int]):
             snapshots is not asked about them again.
     """
 
-    __slots__ = ("asked", "hidden", "names", "positions")
+    __slots__ = ("_lineage", "_positions", "_sources", "asked", "hidden", "names")
 
     def __init__(self, *args: object) -> None:
         super().__init__(*args)
         self.hidden: dict[int, HiddenClickable] = {}
-        self.positions: dict[int, int] = {}
         self.names: dict[int, str] = {}
         self.asked: set[int] = set()
+        self._positions: dict[int, int] | None = {}
+        # (parentIndex, backendNodeId, offset) of each captured document.
+        self._sources: list[tuple[list[int], list[int], int]] = []
+        self._lineage: dict[int, tuple[int, ...]] = {}
+
+    @property
+    def positions(self) -> dict[int, int]:
+        """Backend id of every DOM node of the sources -> its place in document order."""
+        positions = self._positions
+        if positions is None:
+            positions = self._positions = {}
+            for _, backends, offset in self._sources:
+                positions.update(zip(backends, range(offset, offset + len(backends)), strict=False))
+        return positions
+
+    @positions.setter
+    def positions(self, value: dict[int, int]) -> None:
+        self._positions = value
+
+    def add_source(self, parents: list[int], backends: list[int], offset: int) -> int:
+        """Keep a captured document's node arrays (for :attr:`positions` and
+        :meth:`ancestors`, worked out when first needed); its index."""
+        self._sources.append((parents, backends, offset))
+        self._positions = None
+        return len(self._sources) - 1
+
+    def ancestors(self, backend: int) -> tuple[int, ...]:
+        """Backend ids of the DOM ancestors of hidden candidate ``backend``, nearest first."""
+        info = self.hidden[backend]
+        if info.source < 0:
+            return info.ancestors
+        known = self._lineage.get(backend)
+        if known is None:
+            parents, backends, offset = self._sources[info.source]
+            found: list[int] = []
+            up = parents[info.position - offset]
+            while 0 <= up < len(backends) and len(found) < MAX_DEPTH:
+                found.append(backends[up])
+                up = parents[up]
+            known = self._lineage[backend] = tuple(found)
+        return known
 
     def copy_with(self, found: dict[int, int]) -> ClickableMap:
         """A map of ``found`` with this map's hidden candidates and positions."""
         out = ClickableMap(found)
         out.hidden = self.hidden
-        out.positions = self.positions
+        out._positions = self._positions
+        out._sources = self._sources
+        out._lineage = self._lineage
         out.names = self.names
         out.asked = self.asked
         return out
@@ -185,16 +237,17 @@ def graft_hidden(nodes: list[AXNode], by_id: dict[str, AXNode], clickable: Click
                     present.nodeId, info.role, backend, tuple(present.childIds)
                 )
                 grafted = True
-                blocked.update(_tree_ancestors(info.ancestors, by_backend))
+                blocked.update(_tree_ancestors(clickable.ancestors(backend), by_backend))
             continue
-        for up in info.ancestors:
+        ancestors = clickable.ancestors(backend)
+        for up in ancestors:
             holder = by_backend.get(up)
             if holder is not None:
                 node_id = f"hidden:{backend}"
                 made = _node(node_id, info.role, backend, ())
                 by_id[node_id] = made
                 inserts.setdefault(holder.nodeId, []).append((info.position, made))
-                blocked.update(_tree_ancestors(info.ancestors, by_backend))
+                blocked.update(_tree_ancestors(ancestors, by_backend))
                 break
     positions = clickable.positions
     for holder_id, added in inserts.items():
