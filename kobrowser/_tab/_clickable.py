@@ -48,7 +48,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Protocol
 
 import msgspec
 
@@ -57,13 +57,14 @@ from kobrowser.snapshot._ax import gc_paused
 from kobrowser.snapshot._hidden import ClickableMap, HiddenClickable
 
 if TYPE_CHECKING:
-    from kobrowser.cdp import BatchCall, CDPSession
+    from kobrowser.cdp import BatchCall, CDPSession, SessionConnection
 
 __all__ = [
     "CAPTURE_KEEP",
     "MAX_TEXT_NODES",
     "ClickableIndex",
     "ClickableMaps",
+    "MapKeeper",
     "clickable_from_snapshot",
     "clickable_index",
     "clickable_nodes",
@@ -162,22 +163,67 @@ async def clickable_nodes(session: CDPSession, *, timeout: float) -> dict[int, i
     return clickable_from_snapshot(raw)
 
 
+class MapKeeper(Protocol):
+    """Keeps maps between snapshots (``kobrowser._tab._clickkeep.ClickKeep``)."""
+
+    def calls(self, maps: ClickableMaps, session: CDPSession) -> list[BatchCall]:
+        """The batch calls of ``session``'s map; its own last."""
+        ...
+
+    def captured(self, session: CDPSession, found: Mapping[int, int]) -> None:
+        """``session``'s map was captured."""
+        ...
+
+    def read_failed(self, session: CDPSession) -> bool:
+        """Whether ``session``'s failed call was not a capture (it is captured later)."""
+        ...
+
+    async def complete(
+        self, maps: ClickableMaps, connection: SessionConnection, *, timeout: float
+    ) -> None:
+        """Capture the maps still missing after the batch."""
+        ...
+
+
 class ClickableMaps:
     """The clickable maps of one snapshot's frame sessions, filled as they arrive.
 
-    :meth:`call` gives the batch call of a session's map; its answer is
+    :meth:`calls` gives the batch calls of a session's map; its answer is
     decoded and kept as soon as it arrives. :meth:`get` is the session's
     map, ``None`` while it has not arrived; a session whose call failed
     (timed out, refused, target gone) gets an empty map: its elements are
     simply not marked ``clickable``, the snapshot does not fail.
+
+    Args:
+        keeper: keeps maps between snapshots (a session's map may then be
+            one kept, or captured after the batch: :meth:`complete`).
     """
 
-    __slots__ = ("_indexed", "_indexes", "_maps")
+    __slots__ = ("_indexed", "_indexes", "_keeper", "_maps")
 
-    def __init__(self) -> None:
+    def __init__(self, keeper: MapKeeper | None = None) -> None:
         self._maps: dict[CDPSession, Mapping[int, int]] = {}
         self._indexed: set[CDPSession] = set()
         self._indexes: dict[CDPSession, ClickableIndex | None] = {}
+        self._keeper = keeper
+
+    def calls(self, session: CDPSession) -> list[BatchCall]:
+        """The batch calls of ``session``'s map: its answer (or error) is the last one's."""
+        if self._keeper is not None and session not in self._indexed:
+            return self._keeper.calls(self, session)
+        return [self.call(session)]
+
+    async def complete(self, connection: SessionConnection, *, timeout: float) -> None:
+        """After the batch: capture the maps a keeper found changed (see ``_clickkeep``).
+
+        Cancelling the caller abandons the calls.
+        """
+        if self._keeper is not None:
+            await self._keeper.complete(self, connection, timeout=timeout)
+
+    def forget(self, session: CDPSession) -> None:
+        """Drop ``session``'s map (it is captured again)."""
+        self._maps.pop(session, None)
 
     def preset(self, session: CDPSession, found: Mapping[int, int]) -> None:
         """Use ``found`` as ``session``'s map: its ``captureSnapshot`` is not asked for."""
@@ -216,10 +262,14 @@ class ClickableMaps:
         else:
             found = clickable_from_snapshot(raw)
         self._maps[session] = found
+        if self._keeper is not None:
+            self._keeper.captured(session, found)
         return found
 
     def failed(self, session: CDPSession) -> None:
-        """Record that ``session``'s call failed (its map is empty)."""
+        """Record that ``session``'s call failed (its map is empty, unless captured later)."""
+        if self._keeper is not None and self._keeper.read_failed(session):
+            return
         self._maps.setdefault(session, {})
 
     def any_hidden(self) -> bool:
@@ -252,6 +302,9 @@ def clickable_from_snapshot(raw: bytes | msgspec.Raw) -> dict[int, int]:
 def _map_of(captured: _Captured) -> ClickableMap:
     pointer, never, shapes = _markers(captured.strings)
     found = ClickableMap()
+    documents = captured.documents
+    shadows = documents[0].nodes.shadowRootType if len(documents) == 1 else None
+    found.single = len(documents) == 1 and (shadows is None or not shadows.index)
     offset = 0
     for document in captured.documents:
         _document(document, pointer, never, found, shapes=shapes, offset=offset)

@@ -315,8 +315,9 @@ async def _fetch(
             requests.append((session, "Page.getFrameTree", None, _frame_tree))
         if clickable is not None and not clickable.has(session):
             # Before the AX calls: answered first, so frames are built with it.
-            map_calls.append((session, len(requests)))
-            requests.append(clickable.call(session))
+            calls = clickable.calls(session)
+            map_calls.append((session, len(requests) + len(calls) - 1))
+            requests.extend(calls)
         asked: dict[str | None, int] = {None: len(requests)}
         # The top document is built with everything; a child frame's
         # content is built as soon as it arrives (prebuild_frame).
@@ -342,6 +343,7 @@ async def _fetch(
         for session, map_index in map_calls:
             if isinstance(results[map_index], KoBrowserError):
                 clickable.failed(session)
+        await clickable.complete(page.connection, timeout=timeout)  # maps found changed
     # A session's frame tree is current only if no frame-tree event came
     # while the batch ran; a reused one that is not makes the caller retry.
     steady = [

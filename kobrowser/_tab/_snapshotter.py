@@ -17,6 +17,7 @@ import anyio
 
 from kobrowser._concurrency import gather, unwrapping
 from kobrowser._tab._clickable import ClickableMaps
+from kobrowser._tab._clickkeep import ClickKeep
 from kobrowser._tab._clickwatch import ClickWatch
 from kobrowser._tab._fetch import FetchCache, fetch_frames, resolve_scope
 from kobrowser._tab._hints import add_hints, hint_calls, name_icons
@@ -54,6 +55,8 @@ class Snapshotter:
         mirror: the tab's AX mirror (None: never used).
         clickwatch: keeps the page's clickable map between mirrored
             snapshots (kobrowser/_tab/_clickwatch.py); None without a mirror.
+        clickkeep: keeps every frame session's clickable map between the
+            other snapshots (kobrowser/_tab/_clickkeep.py).
         incremental: builds mirrored snapshots from the previous one
             (kobrowser/_tab/_incremental.py).
         ids: the tab's stable ids (None: depth-first numbering).
@@ -73,6 +76,7 @@ class Snapshotter:
         self.cache = FetchCache()
         self.mirror = mirror
         self.clickwatch = ClickWatch(page) if mirror is not None else None
+        self.clickkeep = ClickKeep(frames.frame_tree_version)
         self.incremental = IncrementalBuilder()
         self.ids = StableIds() if stable else None
 
@@ -97,7 +101,9 @@ class Snapshotter:
         previous one.
         """
         page, frames, cache = self._page, self._frames, self.cache
-        maps = ClickableMaps() if clickable else None
+        keep = self.clickkeep
+        keep.begin(fresh=fresh)
+        maps = ClickableMaps(keep) if clickable else None
         # Frame sessions still setting up are waited for, at most one deadline:
         # a slow set-up must not fail the snapshot (the session is usable already).
         with anyio.move_on_after(timeout):

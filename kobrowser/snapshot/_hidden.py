@@ -88,18 +88,22 @@ class ClickableMap(dict[int, int]):
         names: Backend id of a hidden candidate -> the name derived from
             what the page says about it (``file:``, ``id:`` or ``title:``,
             see ``kobrowser._tab._hints``), given to it when Chrome gives none.
+        single: Whether it was read from a single document without shadow
+            roots (a watcher of that document sees every change that
+            matters, see ``kobrowser._tab._clickkeep``).
         asked: Backend ids of the hidden candidates the page was asked
             about for this map (named or not): a map kept between
             snapshots is not asked about them again.
     """
 
-    __slots__ = ("_lineage", "_positions", "_sources", "asked", "hidden", "names")
+    __slots__ = ("_lineage", "_positions", "_sources", "asked", "hidden", "names", "single")
 
     def __init__(self, *args: object) -> None:
         super().__init__(*args)
         self.hidden: dict[int, HiddenClickable] = {}
         self.names: dict[int, str] = {}
         self.asked: set[int] = set()
+        self.single = False
         self._positions: dict[int, int] | None = {}
         # (parentIndex, backendNodeId, offset) of each captured document.
         self._sources: list[tuple[list[int], list[int], int]] = []
@@ -151,6 +155,7 @@ class ClickableMap(dict[int, int]):
         out._lineage = self._lineage
         out.names = self.names
         out.asked = self.asked
+        out.single = self.single
         return out
 
 

@@ -79,7 +79,7 @@ async def test_icons_in_two_sessions_take_one_in_page_call_each(
             await tab.wait(100)
         assert len(tab._frames.frames()) == 1  # out of process: a session of its own
         sent = record(monkeypatch)
-        snap = await tab.snapshot()
+        snap = await tab.snapshot(fresh=True)  # every map captured again: asked again
         lines = [line.split(": ", 1)[1] for line in snap.text.splitlines() if ": img" in line]
         assert lines == [
             'img "Logo" clickable',
@@ -91,3 +91,6 @@ async def test_icons_in_two_sessions_take_one_in_page_call_each(
         assert sent["DOM.resolveNode"] == 3  # the icons only
         assert sent["Runtime.callFunctionOn"] == 2  # one per frame session
         assert sent["Runtime.releaseObjectGroup"] == 2
+        # Kept maps (nothing changed) keep their names: nothing is asked.
+        assert (await tab.snapshot()).text == snap.text
+        assert sent["DOM.resolveNode"] == 3
