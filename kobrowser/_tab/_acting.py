@@ -44,7 +44,8 @@ class ActionContext:
         self._snapshots = snapshots
 
     async def resolve(self, element_id: int, deadline: Deadline) -> Target:
-        """Resolve and verify ``element_id`` of the latest snapshot."""
+        """Resolve and verify ``element_id`` of the latest snapshot (to act on it)."""
+        self._snapshots.clickkeep.acted()  # the next snapshot expects the page changed
         return await resolve(self._snapshots.latest, element_id, timeout=left(deadline))
 
     async def run(

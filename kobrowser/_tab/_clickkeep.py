@@ -21,10 +21,16 @@ Per session and snapshot, in the snapshot's one fetch batch:
   snapshot's (before the AX trees arrive, so frames are built with it).
   Anything (or the watcher is gone): the map is captured right after the
   batch (one round trip more, only then);
-* a new document (a frame-tree event since the context was asked for), no
-  kept map, a ``fresh`` snapshot, or every :data:`FULL_EVERY` reuses (event
-  listeners added by script change no node): the map is captured as before,
-  in the batch.
+* a change expected (the watcher saw one at the last snapshot, the tab
+  acted on an element since, or the session has a new document: a
+  frame-tree event since the context was asked for), no kept map, a
+  ``fresh`` snapshot, or every :data:`FULL_EVERY` snapshots (event
+  listeners added by script change no node): the map is captured in the
+  batch, as without this module, the watcher read just before it (what it
+  saw until then is not reported again; whether it saw a change decides
+  what the next snapshot expects). A page that keeps changing, or an agent
+  that acts between snapshots, pays one cheap call more than before and no
+  round trip.
 
 Only a session rendering a single document without shadow roots keeps its
 map (a ``MutationObserver`` on the document does not see into shadow trees
@@ -86,13 +92,15 @@ _EVALUATED: Final = msgspec.json.Decoder(_Evaluated)
 class _Kept:
     """What is kept of one session: its watcher's context and its last map."""
 
-    __slots__ = ("context", "found", "uses", "version")
+    __slots__ = ("answered", "busy", "context", "found", "uses", "version")
 
     def __init__(self) -> None:
         self.context: int | None = None
         self.version: int | None = None  # the frame-tree count when context was asked for
         self.found: ClickableMap | None = None
         self.uses = 0
+        self.busy = False  # a change is expected: captured in the batch, the watcher read first
+        self.answered = False  # the watcher answered in this snapshot's batch
 
 
 class ClickKeep:
@@ -111,13 +119,24 @@ class ClickKeep:
         self._version = version
         self._kept: weakref.WeakKeyDictionary[CDPSession, _Kept] = weakref.WeakKeyDictionary()
         self._reading: dict[CDPSession, _Kept] = {}
+        self._asked: list[_Kept] = []
         self._fresh = False
+        self._acted = False
         self.stats: dict[str, int] = {"reused": 0, "captured": 0, "late": 0}
+
+    def acted(self) -> None:
+        """The tab acted on the page: the next snapshot expects its maps changed."""
+        self._acted = True
 
     def begin(self, *, fresh: bool) -> None:
         """A snapshot starts (``fresh``: every map is captured)."""
         self._reading = {}
+        self._asked = []
         self._fresh = fresh
+        self._acted, acted = False, self._acted
+        if acted:
+            for kept in self._kept.values():
+                kept.busy = True
 
     def calls(self, maps: ClickableMaps, session: CDPSession) -> list[BatchCall]:
         """The batch calls of ``session``'s map; its own last (a capture or a read)."""
@@ -127,6 +146,7 @@ class ClickKeep:
             return [maps.call(session)]
         kept = self._kept.get(session)
         calls: list[BatchCall] = []
+        new = kept is None
         if kept is None:
             kept = self._kept[session] = _Kept()
             calls.append(
@@ -140,12 +160,21 @@ class ClickKeep:
         if kept.context is None or kept.version != version:
             kept.found = None  # of another document, or of a state not watched
             kept.version = version
+            # A new document's watcher saw it being built (not so one installed now).
+            kept.busy = not new
             calls.append(self._context_call(session, frame_id, kept))
-        elif not self._fresh and kept.found is not None and kept.uses + 1 < FULL_EVERY:
-            self._reading[session] = kept
+        else:
             read = {"expression": _READ, "contextId": kept.context, "returnByValue": True}
-            decode = functools.partial(self._answered, maps, session, kept)
-            return [(session, "Runtime.evaluate", read, decode)]
+            kept.answered = False
+            self._asked.append(kept)
+            if not (self._fresh or kept.busy or kept.found is None or kept.uses + 1 >= FULL_EVERY):
+                self._reading[session] = kept
+                decode = functools.partial(self._answered, maps, session, kept)
+                return [(session, "Runtime.evaluate", read, decode)]
+            # Captured anyway: the watcher is read first, so that what it saw
+            # before the capture is not reported again (and to learn whether
+            # the page is still changing).
+            calls.append((session, "Runtime.evaluate", read, functools.partial(_noted, kept)))
         calls.append(maps.call(session))
         return calls
 
@@ -156,15 +185,12 @@ class ClickKeep:
     def _answered(
         self, maps: ClickableMaps, session: CDPSession, kept: _Kept, raw: msgspec.Raw
     ) -> str:
-        evaluated = _EVALUATED.decode(raw)
-        answer = evaluated.result.value if evaluated.exceptionDetails is None else None
+        answer = _noted(kept, raw)
         if answer == "same" and kept.found is not None:
             kept.uses += 1
             maps.preset(session, kept.found)
             return "same"
         kept.found = None
-        if answer == "none":
-            kept.context = None  # no watcher in that world: ask for it again
         return "changed"
 
     def captured(self, session: CDPSession, found: Mapping[int, int]) -> None:
@@ -193,6 +219,10 @@ class ClickKeep:
         Cancelling the caller abandons the calls.
         """
         reading, self._reading = self._reading, {}
+        for kept in self._asked:
+            if not kept.answered:
+                kept.context = None  # the read failed: the document (and its world) went away
+        self._asked = []
         calls: list[BatchCall] = []
         late: list[tuple[CDPSession, int]] = []
         for session, kept in reading.items():
@@ -215,6 +245,17 @@ class ClickKeep:
         for session, at in late:
             if isinstance(results[at], KoBrowserError):
                 maps.failed(session)
+
+
+def _noted(kept: _Kept, raw: msgspec.Raw) -> str:
+    """The watcher's answer, noted: a change makes the next snapshot expect one."""
+    evaluated = _EVALUATED.decode(raw)
+    answer = evaluated.result.value if evaluated.exceptionDetails is None else None
+    kept.answered = True
+    kept.busy = answer != "same"
+    if answer == "none":
+        kept.context = None  # no watcher in that world: ask for it again
+    return str(answer)
 
 
 def _context(kept: _Kept, raw: msgspec.Raw) -> int:

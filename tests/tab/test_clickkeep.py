@@ -130,12 +130,26 @@ async def test_an_unchanged_page_is_not_captured_again(
         assert 'generic "id:i2" clickable' in first.text
         await tab.snapshot()  # the period: captured whatever the watcher says
         assert sent["DOMSnapshot.captureSnapshot"] == 1, sent
-        # A change: read, then captured once after the batch; the next is kept again.
+        # A change: read, then captured after the batch. Changes are now
+        # expected: the next is captured in the batch (the watcher read first,
+        # seeing none), and the one after is kept again.
+        keep = tab._snapshotter.clickkeep
         await tab.evaluate("document.getElementById('i2').id = 'pin'")
         assert 'generic "id:pin" clickable' in (await tab.snapshot()).text
         assert sent["DOMSnapshot.captureSnapshot"] == 2, sent
+        assert keep.stats["late"] == 1
         await tab.snapshot()
-        assert sent["DOMSnapshot.captureSnapshot"] == 2, sent
+        assert sent["DOMSnapshot.captureSnapshot"] == 3, sent
+        await tab.snapshot()
+        assert sent["DOMSnapshot.captureSnapshot"] == 3, sent
+        # An action by id: the next snapshot captures in the batch (no late capture).
+        snap = await tab.snapshot()
+        button = next(e.id for e in snap.id_map.values() if e.role == "button")
+        await tab.click(button)
+        await tab.evaluate("document.getElementById('pin').id = 'pinned'")
+        assert 'generic "id:pinned" clickable' in (await tab.snapshot()).text
+        assert sent["DOMSnapshot.captureSnapshot"] == 4, sent
+        assert keep.stats["late"] == 1
 
 
 async def test_navigation_of_the_page_and_of_a_frame(server: PageServer, open_tab: OpenTab) -> None:
