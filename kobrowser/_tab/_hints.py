@@ -127,16 +127,17 @@ def hint_calls(
     Elements already asked about for the same map (kept between
     snapshots) are not asked again.
     """
-    by_session: dict[CDPSession, list[list[AXNode]]] = {}
+    by_session: dict[CDPSession, list[tuple[str, list[AXNode]]]] = {}
     for frame_id, document in documents.items():
         frame = frames.get(frame_id)
         if frame is not None:
-            by_session.setdefault(document.session, []).append(frame.nodes)
+            by_session.setdefault(document.session, []).append((frame_id, frame.nodes))
     out: dict[CDPSession, tuple[ClickableMap, list[int]]] = {}
     for session, found in maps.items():
         if not isinstance(found, ClickableMap) or not found.hidden:
             continue
-        nodes: Iterable[list[AXNode]] = by_session.get(session, [])
+        found.forget_scans()  # this snapshot's nodes
+        nodes: Iterable[tuple[str, list[AXNode]]] = by_session.get(session, [])
         wanted = [b for b in unnamed_candidates(found, nodes) if b not in found.asked]
         if wanted:
             out[session] = (found, wanted[:MAX_HINTS])

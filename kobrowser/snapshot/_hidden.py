@@ -96,7 +96,16 @@ class ClickableMap(dict[int, int]):
             snapshots is not asked about them again.
     """
 
-    __slots__ = ("_lineage", "_positions", "_sources", "asked", "hidden", "names", "single")
+    __slots__ = (
+        "_lineage",
+        "_positions",
+        "_present",
+        "_sources",
+        "asked",
+        "hidden",
+        "names",
+        "single",
+    )
 
     def __init__(self, *args: object) -> None:
         super().__init__(*args)
@@ -108,6 +117,8 @@ class ClickableMap(dict[int, int]):
         # (parentIndex, backendNodeId, offset) of each captured document.
         self._sources: list[tuple[list[int], list[int], int]] = []
         self._lineage: dict[int, tuple[int, ...]] = {}
+        # Frame id -> (its nodes, the candidates among them): the last scan.
+        self._present: dict[str, tuple[list[AXNode], dict[int, AXNode]]] = {}
 
     @property
     def positions(self) -> dict[int, int]:
@@ -146,6 +157,35 @@ class ClickableMap(dict[int, int]):
             known = self._lineage[backend] = tuple(found)
         return known
 
+    def present(self, frame_id: str, nodes: list[AXNode]) -> dict[int, AXNode]:
+        """The hidden candidates of this map's own (mapped to themselves) among
+        ``nodes`` (frame ``frame_id``'s), each with its node; kept for that list."""
+        cached = self._present.get(frame_id)
+        if cached is not None and cached[0] is nodes:
+            return cached[1]
+        hidden = self.hidden
+        found: dict[int, AXNode] = {}
+        for node in nodes:
+            backend = node.backendDOMNodeId
+            if backend is not None and backend in hidden and backend not in found:
+                found[backend] = node
+        for backend in [b for b in found if self.get(b) != b]:
+            del found[backend]
+        self._present[frame_id] = (nodes, found)
+        return found
+
+    def forget_scans(self) -> None:
+        """Forget what :meth:`present` found (a new snapshot's lists may be the
+        same objects with other contents: a mirror's)."""
+        self._present = {}
+
+    def nothing_to_graft(self, frame_id: str, nodes: list[AXNode]) -> bool:
+        """Whether every candidate is in ``nodes`` and not ignored (:func:`graft_hidden`
+        would change nothing of that frame)."""
+        present = self.present(frame_id, nodes)
+        own = sum(1 for backend in self.hidden if self.get(backend) == backend)
+        return len(present) == own and not any(node.ignored for node in present.values())
+
     def copy_with(self, found: dict[int, int]) -> ClickableMap:
         """A map of ``found`` with this map's hidden candidates and positions."""
         out = ClickableMap(found)
@@ -159,11 +199,21 @@ class ClickableMap(dict[int, int]):
         return out
 
 
-def hidden_of(clickable: object) -> dict[int, HiddenClickable] | None:
-    """The hidden candidates of a clickable map, None when it has none."""
+def hidden_of(
+    clickable: object, frame_id: str | None = None, nodes: list[AXNode] | None = None
+) -> dict[int, HiddenClickable] | None:
+    """The hidden candidates of a clickable map, None when it has none.
+
+    With ``frame_id`` and ``nodes`` (a frame's): None also when grafting
+    would change nothing of that frame (:meth:`ClickableMap.nothing_to_graft`).
+    """
     if isinstance(clickable, ClickableMap):
         hidden: dict[int, HiddenClickable] = clickable.hidden
-        return hidden or None
+        if not hidden:
+            return None
+        if frame_id is not None and nodes and clickable.nothing_to_graft(frame_id, nodes):
+            return None
+        return hidden
     return None
 
 
@@ -174,7 +224,9 @@ def derived_name(clickable: object, backend: int | None) -> str:
     return clickable.names.get(backend, "")
 
 
-def unnamed_candidates(clickable: ClickableMap, frames: Iterable[list[AXNode]]) -> list[int]:
+def unnamed_candidates(
+    clickable: ClickableMap, frames: Iterable[tuple[str, list[AXNode]]]
+) -> list[int]:
     """The hidden candidates whose line would print with no name, in document order.
 
     Only those can take a derived name (``derived_name``): a candidate the
@@ -185,7 +237,7 @@ def unnamed_candidates(clickable: ClickableMap, frames: Iterable[list[AXNode]]) 
 
     Args:
         clickable: A session's clickable map.
-        frames: The nodes of every frame the session serves (as fetched).
+        frames: Frame id and nodes of every frame the session serves (as fetched).
 
     Returns:
         Backend ids of the candidates to ask about, earliest first.
@@ -194,10 +246,9 @@ def unnamed_candidates(clickable: ClickableMap, frames: Iterable[list[AXNode]]) 
     wanted = {backend for backend in hidden if clickable.get(backend) == backend}
     if not wanted:
         return []
-    for nodes in frames:
-        for node in nodes:
-            backend = node.backendDOMNodeId
-            if backend is None or backend not in wanted or node.ignored:
+    for frame_id, nodes in frames:
+        for backend, node in clickable.present(frame_id, nodes).items():
+            if node.ignored:
                 continue
             role = raw_role(node)
             kind = role_info(role if isinstance(role, str) else "")[1]

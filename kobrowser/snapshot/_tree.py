@@ -218,7 +218,8 @@ def _build(
     # Grafted hidden elements (``_hidden``) hang on no node of their own that
     # the memo could check: the subtrees holding them are neither reused nor
     # recorded.
-    marker = fs[1].get(GRAFTED) if hidden_of(frame.clickable) is not None else None
+    grafting = hidden_of(frame.clickable, frame.frame_id, frame.nodes) is not None
+    marker = fs[1].get(GRAFTED) if grafting else None
     blocked: frozenset[str] = frozenset(marker.childIds) if marker is not None else frozenset()
     # The memo's entries (top frame only), and counts for it: iframes met so
     # far (an output holding one is not recorded), subtrees reused, recorded.

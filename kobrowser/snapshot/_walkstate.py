@@ -60,7 +60,7 @@ def frame_state(
 
     With ``index``: a copy of it; for a ``proper`` tree, ``index`` itself, read only.
     """
-    hidden = hidden_of(frame.clickable)
+    hidden = hidden_of(frame.clickable, frame.frame_id, frame.nodes)
     if index is not None and proper and hidden is None:
         return (
             frame.frame_id,

@@ -153,5 +153,5 @@ def test_only_candidates_that_would_print_unnamed_are_asked_about() -> None:
     )
     found[17] = 99  # a candidate mapped to another element is not one of its own
     # 16 is absent from the tree (grafted); in document (position) order.
-    assert unnamed_candidates(found, [top.nodes]) == [15, 14, 18, 16, 13]
-    assert unnamed_candidates(ClickableMap({1: 1}), [top.nodes]) == []
+    assert unnamed_candidates(found, [("MAIN", top.nodes)]) == [15, 14, 18, 16, 13]
+    assert unnamed_candidates(ClickableMap({1: 1}), [("MAIN", top.nodes)]) == []
