@@ -65,6 +65,7 @@ __all__ = [
     "TEXT",
     "TRANSPARENT",
     "role_info",
+    "walks_below",
 ]
 
 # Kinds. Small ints: compared on the hot path.
@@ -272,3 +273,17 @@ def role_info(raw: str) -> tuple[str, int]:
         if len(ROLE_CACHE) < ROLE_CACHE_MAX:
             ROLE_CACHE[raw] = info
     return info
+
+
+def walks_below(raw: str) -> bool:
+    """Whether the walk (``_tree``) reads the children of a shown node of raw role ``raw``.
+
+    The one statement of that rule for everything that follows a tree the
+    way the walk does (the AX mirror asks for and holds only those
+    children): it never reads below a text piece, a line break, an inline
+    text box or a list marker (the kinds below ``TRANSPARENT``). An ignored
+    node's children are always read, whatever its role; an ``iframe``'s AX
+    children never are (its content is the child frame's tree), but they
+    count as read here: following more than the walk reads is safe.
+    """
+    return role_info(raw)[1] >= TRANSPARENT

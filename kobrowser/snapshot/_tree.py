@@ -298,6 +298,8 @@ def _build(
         raw = (role_v if flat else role_v.value) if role_v is not None else ""
         info = roles.get(raw) if raw.__class__ is str else None
         role, kind = info if info is not None else role_info(raw if raw.__class__ is str else "")
+        # Below TRANSPARENT (text, line break, skipped): no child is read
+        # (``_roles.walks_below``, which the AX mirror follows too).
         if kind == TEXT:
             if out is not None and not in_field:
                 name_v: Any = ax.name

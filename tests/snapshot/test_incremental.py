@@ -20,6 +20,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from kobrowser._tab._axmirror._follow import reads_children
 from kobrowser._tab._axmirror._store import MirrorStore
 from kobrowser.snapshot import (
     AXNode,
@@ -235,8 +236,25 @@ def _numbered(roots: list[Node], cache: FormatCache | None = None) -> Any:
     return format_snapshot(roots, title="t", text_limit=12, element=_entry, cache=cache)
 
 
-def _feed(store: MirrorStore, previous: dict[str, AXNode], nodes: list[AXNode]) -> None:
-    """Give the store what the mirror would read: changed nodes, then any it lacks."""
+def _walked(nodes: list[AXNode]) -> dict[str, AXNode]:
+    """The nodes the snapshot's walk can reach: children followed where it reads them."""
+    by_id = {n.nodeId: n for n in nodes}
+    out: dict[str, AXNode] = {}
+    stack = [nodes[0]]
+    while stack:
+        node = stack.pop()
+        out[node.nodeId] = node
+        if reads_children(node):
+            stack.extend(by_id[c] for c in node.childIds)
+    return out
+
+
+def _feed(store: MirrorStore, previous: dict[str, AXNode], nodes: list[AXNode]) -> list[AXNode]:
+    """Give the store what the mirror would read: changed nodes, then any it lacks.
+
+    It holds every node the walk can reach, and no other (the children of a
+    shown text piece, line break or list marker are never read): its answer.
+    """
     store.put([n for n in nodes if previous.get(n.nodeId) != n])
     for node in nodes:  # moved subtrees were dropped: read again (BFS: parents first)
         if node.nodeId not in store.nodes:
@@ -244,7 +262,9 @@ def _feed(store: MirrorStore, previous: dict[str, AXNode], nodes: list[AXNode]) 
     store.prune()
     held, lacking = store.current()
     assert not lacking
-    assert {n.nodeId: n for n in held} == {n.nodeId: n for n in nodes}
+    assert {n.nodeId: n for n in held} == _walked(nodes)
+    assert len(store.nodes) == len(held)
+    return held
 
 
 def run_steps(seed: int, steps: int, per_step: int) -> tuple[int, int, int]:
@@ -256,13 +276,13 @@ def run_steps(seed: int, steps: int, per_step: int) -> tuple[int, int, int]:
     model = _Model(rng)
     nodes = model.nodes()
     store = MirrorStore(nodes[0])
-    _feed(store, {}, nodes)
-    top = model.frame(nodes)
+    held = _feed(store, {}, nodes)
+    top = model.frame(held)
     memo = BuildMemo(top.frame_id, top.clickable)
     serial, dirty = store.take_dirty()
     assert serial == 0 and dirty is None
     first = build_tree(top, memo=memo)
-    assert _render(first) == _render(build_tree(top))
+    assert _render(first) == _render(build_tree(model.frame(nodes)))
     cache = FormatCache()
     assert _numbered(first, cache) == _numbered(first)
     reused = walked = hits = 0
@@ -278,14 +298,16 @@ def run_steps(seed: int, steps: int, per_step: int) -> tuple[int, int, int]:
         for _ in range(rng.randint(1, per_step)):
             model.change()
         nodes = model.nodes()
-        _feed(store, previous, nodes)
+        held = _feed(store, previous, nodes)
         serial, dirty = store.take_dirty()
         assert serial == step + 1 and dirty is not None
-        top = model.frame(nodes)
+        # The mirror's answer (the nodes held) built with the memo; the
+        # fresh capture (every node, those below text pieces too) in full.
+        top = model.frame(held)
         by_backend = None if store.shared_backend or step % 2 else store.by_backend
-        memo.update(dirty, top.clickable, nodes, store.parents, by_backend)
+        memo.update(dirty, top.clickable, held, store.parents, by_backend)
         incremental = build_tree(top, memo=memo, index=store.nodes, proper=not store.twice)
-        full = build_tree(top)
+        full = build_tree(model.frame(nodes))
         assert _render(incremental) == _render(full), f"seed {seed}, step {step}"
         # Numbered with the cache: text, entries in id order and the tree of
         # entries equal to numbering the full build's tree afresh.

@@ -53,14 +53,9 @@ import anyio
 import msgspec
 
 from kobrowser._exceptions import KoBrowserError, ProtocolError
+from kobrowser._tab._axmirror._follow import crawl_parents, reads_children
 from kobrowser._tab._axmirror._settings import AXMirrorSettings
-from kobrowser._tab._axmirror._store import (
-    MirrorStore,
-    UpdateVerdict,
-    crawl_parents,
-    decode_nodes_unpaused,
-    reads_children,
-)
+from kobrowser._tab._axmirror._store import MirrorStore, UpdateVerdict, decode_nodes_unpaused
 from kobrowser.snapshot._ax import AXNode, FlatAXNode, decode_ax_tree, gc_paused
 
 if TYPE_CHECKING:

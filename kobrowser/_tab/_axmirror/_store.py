@@ -13,24 +13,21 @@ messages arrived.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any, Final
+from collections.abc import Iterable
+from typing import Final
 
 import msgspec
 
-from kobrowser.snapshot._ax import AXNode, FlatAXNode, gc_paused
-from kobrowser.snapshot._roles import TRANSPARENT, role_info
+from kobrowser._tab._axmirror._follow import held_children, reads_children, walk, walk_once
+from kobrowser.snapshot._ax import AXNode, gc_paused
 
 __all__ = [
     "SUSPECT_ROLES",
     "WALK_EVERY",
     "MirrorStore",
     "UpdateVerdict",
-    "crawl_calls",
-    "crawl_parents",
     "decode_nodes",
     "decode_nodes_unpaused",
-    "reads_children",
 ]
 
 WALK_EVERY: Final = 32
@@ -41,56 +38,6 @@ SUSPECT_ROLES: Final = frozenset(
 )
 """Roles whose updates are not trusted: Chrome was seen to leave a scripted
 ``<select>`` change out of its events, so the subtree is asked for again."""
-
-
-def reads_children(node: AXNode) -> bool:
-    """Whether the snapshot's walk reads ``node``'s children (kobrowser/snapshot/_tree.py).
-
-    It never reads below a shown text piece, line break, inline text box or
-    list marker (role kinds below ``TRANSPARENT`` in
-    kobrowser/snapshot/_roles.py; the CBOR pipe's full fetch leaves those
-    children out too, see ``FLAT_AX_KEEP``), so the mirror neither asks for
-    them nor follows them: on a page of text every shown ``StaticText``
-    lists an ``InlineTextBox``, a third of a crawl's calls. An ignored node's
-    children are always read.
-    """
-    if node.ignored or not node.childIds:
-        return True
-    role: Any = node.role
-    raw = role.value if role is not None else ""
-    return role_info(raw if raw.__class__ is str else "")[1] >= TRANSPARENT
-
-
-def crawl_parents(nodes: Sequence[AXNode | FlatAXNode]) -> list[str]:
-    """The nodes a crawl of these nodes asks for the children of, in their order.
-
-    Every shown node whose children the walk reads (:func:`reads_children`)
-    and that has any: an ignored child's children come with its parent's
-    answer. ``nodes`` as a full fetch read them, flat (the CBOR pipe's
-    projection, which already leaves the text pieces' children out) or not;
-    a full fetch lists every node after its parent, so asking in this order
-    stores each node before its children's answer.
-    """
-    out: list[str] = []
-    kinds: dict[Any, bool] = {}
-    for node in nodes:
-        if node.ignored or not node.childIds:
-            continue
-        raw: Any = node.role
-        if raw is not None and node.__class__ is not FlatAXNode:
-            raw = raw.value
-        reads = kinds.get(raw)
-        if reads is None:
-            reads = kinds[raw] = role_info(raw if raw.__class__ is str else "")[1] >= TRANSPARENT
-        if reads:
-            out.append(node.nodeId)
-    return out
-
-
-def crawl_calls(nodes: Sequence[AXNode | FlatAXNode]) -> int:
-    """About how many ``getChildAXNodes`` calls a crawl of these nodes makes (see
-    :func:`crawl_parents`)."""
-    return len(crawl_parents(nodes))
 
 
 class _Nodes(msgspec.Struct, gc=False):
@@ -143,8 +90,9 @@ class MirrorStore:
         touched: ids stored or cut below since :meth:`lacking` or
             :meth:`collect` last looked (only they can lack children).
         parents: child id -> id of the held node that lists it (the last
-            one stored that does), kept so that :meth:`prune` can tell a new
-            node hangs from the root without walking the tree.
+            one stored that does) among the children the walk reads
+            (:func:`reads_children`), kept so that :meth:`prune` can tell a
+            new node hangs from the root without walking the tree.
         serial: how many times :meth:`take_dirty` was called.
         by_backend: DOM backend node id -> id of the held node that has it
             (the last stored; may also name nodes dropped since).
@@ -179,7 +127,7 @@ class MirrorStore:
         self.nodes: dict[str, AXNode] = {root.nodeId: root}
         self.flipped: list[str] = []
         self.touched: set[str] = {root.nodeId}
-        self.parents: dict[str, str] = {child: root.nodeId for child in root.childIds}
+        self.parents: dict[str, str] = {child: root.nodeId for child in held_children(root)}
         self._fresh: list[str] = []  # new node ids since the last prune
         self._walk_due = False
         self._since_walk = 0
@@ -197,9 +145,11 @@ class MirrorStore:
 
     def _claim(self, node: AXNode) -> None:
         parents = self.parents
+        children = node.childIds
+        if not children or not reads_children(node):
+            return
         node_id = node.nodeId
         store = self.nodes
-        children = node.childIds
         for child in children:
             other = parents.get(child)
             if other is not None and other != node_id and other in store:
@@ -226,7 +176,9 @@ class MirrorStore:
                 del parents[child]
             gone = store.pop(child, None)
             if gone is not None:
-                stack.extend((grandchild, child, False) for grandchild in gone.childIds)
+                # Only the children held under it (one a text piece lists
+                # may be held under another parent that the walk reads).
+                stack.extend((grandchild, child, False) for grandchild in held_children(gone))
 
     def _store(self, node: AXNode) -> None:
         node_id = node.nodeId
@@ -247,15 +199,22 @@ class MirrorStore:
             self._fresh.append(node_id)
             self._claim(node)
             return
-        if old.ignored != node.ignored or old.role != node.role:
+        flipped = old.ignored != node.ignored or old.role != node.role
+        if flipped:
             self.flipped.append(node_id)
-        if old.childIds != node.childIds:
+        if not flipped and old.childIds == node.childIds:
+            return
+        was, now = held_children(old), held_children(node)
+        if was != now and (was or now):
             self._claim(node)
             # A child no longer listed goes with its subtree: if it shows up
             # under another parent, it is read again there, never reused
-            # (Chrome does not report the descendants of a moved node).
-            kept = set(node.childIds)
-            self._cut([c for c in old.childIds if c not in kept], node_id, listed=False)
+            # (Chrome does not report the descendants of a moved node). So
+            # do all the children of a node that became a shown text piece
+            # or a list marker (the walk no longer reads them); one that
+            # stopped being one lacks its children, read as any others.
+            kept = set(now)
+            self._cut([c for c in was if c not in kept], node_id, listed=False)
 
     def discard(self, node_ids: Iterable[str]) -> None:
         """Drop nodes Chrome no longer has, with their subtrees (their parents will lack them)."""
@@ -423,13 +382,13 @@ class MirrorStore:
         if node is None:
             return False
         self.touched.add(node_id)
-        self._cut(list(node.childIds), node_id, listed=True)
+        self._cut(list(held_children(node)), node_id, listed=True)
         return True
 
     def parent_of(self, node_id: str) -> str | None:
         """The id of a held node listing ``node_id`` as a child (a full scan)."""
         for parent_id, node in self.nodes.items():
-            if node_id in node.childIds:
+            if node_id in held_children(node):
                 return parent_id
         return None
 
@@ -448,15 +407,23 @@ class MirrorStore:
         if root is None:  # pragma: no cover - the root is never dropped
             return [], []
         with gc_paused():
-            walked = _walk(root, store, len(store))
+            walked = walk(root, store, len(store))
+            kept: dict[str, AXNode] | None = None
+            if walked is not None and len(walked[0]) < len(store):
+                kept = {node.nodeId: node for node in walked[0]}
+                if len(kept) < len(walked[0]):
+                    # A node met twice, below the count only because held
+                    # nodes went unreached (every held node is reached when
+                    # the store is kept as it should be; this makes sure).
+                    walked = kept = None
             self.twice = walked is None
             if walked is None:  # a node listed twice (or a cycle): walk with a seen set
-                walked = _walk_once(root, store)
+                walked = walk_once(root, store)
             out, parents = walked
             if len(out) < len(store):
                 self.version += 1
-                self.nodes = {node.nodeId: node for node in out}
-                self.parents = {c: node.nodeId for node in out for c in node.childIds}
+                self.nodes = {node.nodeId: node for node in out} if kept is None else kept
+                self.parents = {c: node.nodeId for node in out for c in held_children(node)}
             if parents:
                 # The children about to be read belong to these parents (an
                 # entry may have gone with another parent that listed the
@@ -474,61 +441,3 @@ class MirrorStore:
         self._walk_due = bool(parents)
         self._since_walk = 0
         return out, parents
-
-
-def _walk(
-    root: AXNode, store: dict[str, AXNode], limit: int
-) -> tuple[list[AXNode], list[str]] | None:
-    """Every node under ``root`` and the parents lacking a child; None past ``limit``.
-
-    The fast walk of a proper tree: a node reached twice makes the count
-    pass the number of nodes held, and the caller walks again with a seen set.
-    """
-    get = store.get
-    out: list[AXNode] = [root]
-    parents: list[str] = []
-    append = out.append
-    stack: list[AXNode] = [root]
-    push = stack.append
-    pop = stack.pop
-    reads = reads_children
-    while stack:
-        node = pop()
-        if not reads(node):
-            continue
-        for child_id in node.childIds:
-            child = get(child_id)
-            if child is None:
-                parents.append(node.nodeId)
-                continue
-            append(child)
-            push(child)
-        if len(out) > limit:
-            return None
-    return out, list(dict.fromkeys(parents))
-
-
-def _walk_once(root: AXNode, store: dict[str, AXNode]) -> tuple[list[AXNode], list[str]]:
-    get = store.get
-    out: list[AXNode] = [root]
-    parents: list[str] = []
-    seen: set[str] = {root.nodeId}
-    stack: list[AXNode] = [root]
-    while stack:
-        node = stack.pop()
-        if not reads_children(node):
-            continue
-        lacking = False
-        for child_id in node.childIds:
-            if child_id in seen:
-                continue
-            child = get(child_id)
-            if child is None:
-                lacking = True
-                continue
-            seen.add(child_id)
-            out.append(child)
-            stack.append(child)
-        if lacking:
-            parents.append(node.nodeId)
-    return out, parents

@@ -14,7 +14,7 @@ from _server import PageServer
 from kobrowser import Tab
 from kobrowser._tab._axmirror import AXMirrorSettings, DocumentMirror, MirrorAnswer, diff_nodes
 from kobrowser._tab._axmirror import _mirror as mirror_module
-from kobrowser._tab._axmirror._store import crawl_parents
+from kobrowser._tab._axmirror._follow import crawl_parents
 from kobrowser._tab._clickable import clickable_nodes
 from kobrowser._tab._incremental import IncrementalBuilder
 from kobrowser.snapshot import AXNode, FrameAX, build_tree, decode_ax_tree, format_snapshot

@@ -18,9 +18,9 @@ from kobrowser._tab._axmirror import (
     diff_nodes,
     settings_from_env,
 )
+from kobrowser._tab._axmirror._follow import crawl_calls, crawl_parents, reads_children
 from kobrowser._tab._axmirror._mirror import CALL_COST
-from kobrowser._tab._axmirror._store import crawl_calls, reads_children
-from kobrowser.snapshot import AXNode, AXValue
+from kobrowser.snapshot import AXNode, AXValue, FrameAX, build_tree, format_snapshot
 from kobrowser.snapshot._ax import FlatAXNode
 
 
@@ -375,6 +375,55 @@ def test_the_children_of_shown_text_pieces_are_neither_asked_for_nor_followed() 
     box = node("40", "InlineTextBox", name="Go")
     assert diff_nodes(nodes, [*nodes, box]) == []
     assert diff_nodes(nodes, [node("1", "RootWebArea", "2"), node("2", "button", "4")]) != []
+
+
+@pytest.mark.parametrize("ignored", [False, True])
+@pytest.mark.parametrize(
+    "role",
+    [
+        "StaticText",
+        "LineBreak",
+        "InlineTextBox",
+        "ListMarker",
+        "none",
+        "RootWebArea",
+        "generic",
+        "paragraph",
+        "LabelText",
+        "emphasis",
+        "list",
+        "listitem",
+        "button",
+        "textbox",
+        "Iframe",
+        "",
+    ],
+)
+def test_the_mirror_follows_every_child_the_walk_reads(role: str, ignored: bool) -> None:
+    """reads_children and crawl_parents agree with the walk, for every kind of role.
+
+    A node of the role, named, over a button: the button is printed exactly
+    when the mirror follows the node's children. An ``iframe``'s AX
+    children are the one exception: followed, never printed (its content
+    is the child frame's tree).
+    """
+    parent = AXNode(
+        nodeId="2",
+        ignored=ignored,
+        role=AXValue(type="role", value=role),
+        name=AXValue(type="computedString", value="x"),
+        childIds=["3"],
+        backendDOMNodeId=20,
+    )
+    nodes = [node("1", "RootWebArea", "2"), parent, node("3", "button", name="probe")]
+    printed = "probe" in format_snapshot(build_tree(FrameAX("MAIN", nodes)), title="t")[0]
+    follows = reads_children(parent)
+    assert follows == (printed or (role == "Iframe" and not ignored)), (role, ignored)
+    assert ("2" in crawl_parents(nodes)) == (follows and not ignored)
+    store = MirrorStore(nodes[0])
+    store.put(nodes[1:])
+    held, lacking = store.current()
+    assert not lacking and ("3" in ids(held)) == follows
 
 
 def test_crawl_calls_counts_the_shown_parents_the_walk_reads() -> None:
