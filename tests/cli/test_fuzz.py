@@ -45,9 +45,9 @@ PAGE = """<!doctype html><title>Fuzz</title>
 
 ALL = leaf_commands()
 #: Commands a live session runs in the fuzz: not the foreground ones (mcp
-#: serves until stdin closes, scrape launches its own Chrome, agent needs a
-#: model) and not `close` (each would cost a new Chrome).
-SKIPPED = {("mcp",), ("agent",), ("close",)}
+#: serves until stdin closes, view until Ctrl-C, scrape launches its own
+#: Chrome, agent needs a model) and not `close` (each would cost a new Chrome).
+SKIPPED = {("mcp",), ("agent",), ("close",), ("view",)}
 LIVE = {words: parser for words, parser in ALL.items() if words not in SKIPPED}
 #: Mostly a good short deadline (a bad one stops the command at the parser).
 SECONDS = ["2"] * 8 + ["0.5", "0.01", "0", "-1", "nan", "inf", "x"]
