@@ -20,7 +20,12 @@ from kobrowser.cdp import cbor_codec
 from ._cbor_ref import Binary, chrome_encode, expected, oracle
 
 codec = cbor_codec()
-pytestmark = pytest.mark.skipif(codec is None, reason="kobrowser.cdp._cbor is not built")
+pytestmark = [
+    pytest.mark.skipif(codec is None, reason="kobrowser.cdp._cbor is not built"),
+    # A hang guard, not a speed check: 400 generated values take seconds alone
+    # and can take minutes on a machine loaded many times over.
+    pytest.mark.timeout(600),
+]
 
 
 def decode(data: bytes) -> Any:
