@@ -90,6 +90,7 @@ class _FakeBrowser:
 
 class _FakeContext:
     id = None
+    _har = None  # not recording HAR
 
     def note_origin(self, origin: str) -> None:  # pragma: no cover - no event arrives
         raise AssertionError("no document navigated")
