@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -11,6 +10,7 @@ import uvicorn
 
 from kobrowser.mcp._safety import LocalClientsOnly, TokenRequired, http_access_problem
 from kobrowser.mcp._stopping import say
+from kobrowser.view._access import bind_listener
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -64,7 +64,7 @@ async def serve_http(
         app = LocalClientsOnly(app)
     if token is not None:
         app = TokenRequired(app, token)
-    sock = _bind(bind_host, port or 0)
+    sock = bind_listener(bind_host, port or 0, backlog=2048)
     config = uvicorn.Config(
         app, log_level="warning", timeout_graceful_shutdown=HTTP_GRACE, lifespan="on"
     )
@@ -81,21 +81,3 @@ async def serve_http(
             await http.serve(sockets=[sock])
         finally:
             stopper.stop = stopper.cancel
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    family, kind, proto, _, address = socket.getaddrinfo(
-        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-    )[0]
-    sock = socket.socket(family, kind, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-        # Listen before the "serving" line is printed: a client that reads it
-        # and connects at once waits in the backlog until uvicorn accepts,
-        # instead of being refused (seen on a loaded machine).
-        sock.listen(2048)
-    except OSError:
-        sock.close()
-        raise
-    return sock

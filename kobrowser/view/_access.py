@@ -14,9 +14,16 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import socket
 from urllib.parse import urlsplit
 
-__all__ = ["http_access_problem", "is_loopback", "local_request_problem", "token_matches"]
+__all__ = [
+    "bind_listener",
+    "http_access_problem",
+    "is_loopback",
+    "local_request_problem",
+    "token_matches",
+]
 
 
 def is_loopback(host: str) -> bool:
@@ -79,3 +86,27 @@ def local_request_problem(host_header: str | None, origin: str | None, port: int
         if seen.scheme != "http" or not is_loopback(seen.hostname or "") or seen.port != port:
             return f"Origin {origin!r} is not this local server"
     return None
+
+
+def bind_listener(host: str, port: int, *, backlog: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (0: any free port) and listening.
+
+    It listens before its caller prints the address it serves on, so a client
+    that reads that line and connects at once waits in the backlog instead of
+    being refused. The socket is closed if binding fails.
+
+    Raises:
+        OSError: the address could not be bound.
+    """
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(backlog)
+    except OSError:
+        sock.close()
+        raise
+    return sock

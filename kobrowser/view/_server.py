@@ -25,7 +25,6 @@ from __future__ import annotations
 import base64
 import collections
 import json
-import socket
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
@@ -38,6 +37,7 @@ from kobrowser._exceptions import InvalidArgumentError, KoBrowserError
 from kobrowser._tab._recording import Step, unrecorded
 from kobrowser.actions._types import quote
 from kobrowser.view._access import (
+    bind_listener,
     http_access_problem,
     is_loopback,
     local_request_problem,
@@ -195,7 +195,8 @@ class LiveView:
         runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
         await runner.setup()
         try:
-            sock = _bind(self._host, self._port)
+            sock = bind_listener(self._host, self._port, backlog=128)
+            sock.setblocking(False)
             self._port = sock.getsockname()[1]
             await web.SockSite(runner, sock).start()
             shown = f"[{self._host}]" if ":" in self._host else self._host
@@ -402,19 +403,3 @@ async def _act(tab: Tab, body: dict[str, Any]) -> str:
             await tab.press(str(key))
         return f"(person) press {key}"
     raise ValueError("type: expected click, scroll, text or key")
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    family, kind, proto, _, address = socket.getaddrinfo(
-        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-    )[0]
-    sock = socket.socket(family, kind, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-        sock.listen(128)
-    except OSError:
-        sock.close()
-        raise
-    sock.setblocking(False)
-    return sock
