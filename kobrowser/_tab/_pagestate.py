@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 import msgspec
 
+from kobrowser._tab._network._har import is_browser_favicon
 from kobrowser.cdp._events import ATTACHED, DETACHED
 
 if TYPE_CHECKING:
@@ -331,8 +332,8 @@ class PageState:
         key = request.requestId
         if key in self._inflight:
             return  # a redirect of a request already counted
-        if request.type == "Other" and request.request.url.endswith("/favicon.ico"):
-            return  # the browser's own favicon fetch: not the page's traffic
+        if is_browser_favicon(request.type, request.request.url):
+            return
         document = request.frameId if request.type == "Document" else ""
         self._inflight[key] = (sid, request.loaderId, document)
         self._notify()

@@ -34,7 +34,7 @@ from kobrowser._tab._network._harformat import Entry, Page, build_har
 if TYPE_CHECKING:
     from kobrowser.cdp import CDPSession
 
-__all__ = ["HAR_CONTENT", "HarContent", "HarLog", "TabHar"]
+__all__ = ["HAR_CONTENT", "HarContent", "HarLog", "TabHar", "is_browser_favicon"]
 
 HarContent = Literal["omit", "embed"]
 HAR_CONTENT: Final = ("omit", "embed")
@@ -43,6 +43,16 @@ MAX_BODY: Final = 10 * 1024 * 1024  # bodies larger than this are left out
 Spawn = Callable[[Callable[[], Coroutine[Any, Any, None]]], None]
 
 _DECODE = msgspec.json.Decoder(dict[str, Any])
+
+
+def is_browser_favicon(resource_type: str, url: str) -> bool:
+    """Whether a request is Chrome's own favicon fetch, not the page's traffic.
+
+    Chrome asks for ``/favicon.ico`` of a shown page on its own, reported (when
+    at all) as type ``Other``, and at a moment no page event orders; the
+    request log's counters and the HAR leave it out.
+    """
+    return resource_type == "Other" and url.endswith("/favicon.ico")
 
 
 class TabHar:
@@ -104,6 +114,10 @@ class TabHar:
             self._put(f"{key}#{self._hops}", previous)
         frame_id = event.get("frameId", "")
         resource_type = str(event.get("type", "Other"))
+        if is_browser_favicon(resource_type, request.get("url", "")):
+            self._extra_request.pop(key, None)
+            self._extra_response.pop(key, None)
+            return
         if resource_type == "Document" and frame_id == self._target_id:
             self.pages.append(
                 Page(
