@@ -90,11 +90,19 @@ class Runtime:
 
 
 def _is_zombie(pid: int) -> bool:
+    """True when ``pid`` has exited whole: its main thread a zombie and no other thread left.
+
+    A killed process's main thread can show as a zombie while its other
+    threads still exit, holding its files (a daemon's listening socket
+    accepts a connection then, and resets it).
+    """
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
+        if stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X"):
+            return False
+        return len(os.listdir(f"/proc/{pid}/task")) <= 1
     except OSError:
         return True
-    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
 
 
 def alive(pid: int) -> bool:
