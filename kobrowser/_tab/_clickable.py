@@ -35,9 +35,11 @@ remote object per node (tens of thousands of calls on a large page).
 Out-of-process frames are answered by their own session: call
 :func:`clickable_nodes` once per frame session. A snapshot asks for the maps
 inside its fetch batch through :class:`ClickableMaps`: one
-``captureSnapshot`` per session, sent before that session's AX calls (Chrome
-answers one session's calls in order, so the map is in when its frames' AX
-trees arrive and are built). The call keeps only what the map reads
+``captureSnapshot`` per session, sent before that session's frame AX calls
+(Chrome answers one session's calls in order, so the map is in when its
+frames' AX trees arrive and are built), but after the top document's AX
+tree, which is built only once everything is in: the renderer captures the
+map while this process reads that tree. The call keeps only what the map reads
 (:data:`CAPTURE_KEEP`, made of the structs below): on the CBOR pipe its
 codec transcodes only those arrays and steps over the rest (text boxes,
 bounds, attributes, node values) unread. The rule above is only here.

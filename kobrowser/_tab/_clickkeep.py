@@ -17,8 +17,9 @@ Per session and snapshot, in the snapshot's one fetch batch:
   at once), its world's context asked for, then the map captured;
 * a map kept, the same document (no frame-tree event since): one
   ``Runtime.evaluate`` asks the watcher whether anything changed since it was
-  last asked, before the session's AX calls. Nothing: the kept map is the
-  snapshot's (before the AX trees arrive, so frames are built with it).
+  last asked, before the session's frame AX calls (after the top document's,
+  which is built once all is in). Nothing: the kept map is the snapshot's
+  (before the frames' AX trees arrive, so they are built with it).
   Anything (or the watcher is gone): the map is captured right after the
   batch (one round trip more, only then);
 * a change expected (the watcher saw one at the last snapshot, the tab

@@ -249,7 +249,8 @@ async def fetch_frames(
             is checked again once the AX trees are in, and if the count
             moved meanwhile the whole fetch runs again without the cache.
         clickable: when given, each session's clickable map is asked for in
-            the first batch (before its AX calls) and every frame is built
+            the first batch (before its frames' AX calls, after the top
+            document's, which is built last) and every frame is built
             with its session's map; ``None``: no element is marked
             ``clickable``.
         top_nodes: the top document's AX nodes, already known (from the
@@ -313,22 +314,22 @@ async def _fetch(
         else:
             tree_index = len(requests)
             requests.append((session, "Page.getFrameTree", None, _frame_tree))
+        asked: dict[str | None, int] = {None: -1}  # -1: a mirror's nodes (see below)
+        # The top document is built with everything, once all is in: its AX
+        # tree is asked for before its session's clickable map, so the
+        # renderer captures the map while this process reads the tree. A
+        # child frame's content is built as soon as it arrives
+        # (prebuild_frame): its AX call comes after the map.
+        if own_id is None and session not in known:
+            asked[None] = len(requests)
+            requests.append((session, _AX, None, _FLAT_AX_LATER))
         if clickable is not None and not clickable.has(session):
-            # Before the AX calls: answered first, so frames are built with it.
             calls = clickable.calls(session)
             map_calls.append((session, len(requests) + len(calls) - 1))
             requests.extend(calls)
-        asked: dict[str | None, int] = {None: len(requests)}
-        # The top document is built with everything; a child frame's
-        # content is built as soon as it arrives (prebuild_frame).
-        own_decode = (
-            _FLAT_AX_LATER
-            if own_id is None
-            else _FLAT_AX.decoder(functools.partial(_ax_frame, own_id, session, clickable))
-        )
-        if session in known:
-            asked[None] = -1  # a mirror's nodes (see below)
-        else:
+        if own_id is not None and session not in known:
+            own_decode = _FLAT_AX.decoder(functools.partial(_ax_frame, own_id, session, clickable))
+            asked[None] = len(requests)
             requests.append((session, _AX, None, own_decode))
         for frame_id in cache.children.get(session, ()):
             if frame_id in child_nodes:

@@ -332,7 +332,7 @@ class PageState:
         key = request.requestId
         if key in self._inflight:
             return  # a redirect of a request already counted
-        if is_browser_favicon(request.type, request.request.url):
+        if is_browser_favicon(request.type or "", request.request.url):
             return
         document = request.frameId if request.type == "Document" else ""
         self._inflight[key] = (sid, request.loaderId, document)
