@@ -12,9 +12,13 @@ Scenarios:
         ``kill_after`` records are in.
     per_host: pages of two hosts (127.0.0.1 and localhost), ``per_host``;
         the server counts the most requests of one host it served at once.
-    hang: one browser actor's process is frozen (SIGSTOP) once ``freeze_after``
-        records are in; the driver's per-URL deadline is cut to ``deadline``
-        seconds so the test need not wait the default (3 timeouts + 40 s).
+    hang: the scrape starts once every node's actor is up; once
+        ``freeze_after`` records are in, the server holds every page until
+        all the actors' page slots (``nodes * concurrency``) are waiting on
+        it, so each actor provably has ``concurrency`` pages in flight; one
+        actor's process is then frozen (SIGSTOP) and the pages let through.
+        The driver's per-URL deadline is cut to ``deadline`` seconds so the
+        test need not wait the default (3 timeouts + 40 s).
     local: ``ray="auto"`` with neither RAY_ADDRESS nor ``ray.init()``: a local
         Ray of its own, started and shut down by the Scraper.
     cli: ``ko-browser scrape --ray ADDRESS`` stopped with SIGINT after
@@ -30,6 +34,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -53,10 +58,40 @@ class Pages:
         self.served: collections.Counter[str] = collections.Counter()
         self.now: collections.Counter[str] = collections.Counter()
         self.most: collections.Counter[str] = collections.Counter()
+        self._lock = threading.Lock()
+        self._holding = False
+        self._held: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         for index in range(count):
             server.set_route(f"/p/{index}", self._page)
 
+    def hold(self) -> None:
+        """Hold every page request from now on until :meth:`release` (thread-safe)."""
+        with self._lock:
+            self._holding = True
+
+    @property
+    def held(self) -> int:
+        """How many page requests are being held right now."""
+        with self._lock:
+            return len(self._held)
+
+    def release(self) -> None:
+        """Let the held page requests and every later one through (thread-safe)."""
+        with self._lock:
+            self._holding = False
+            held, self._held = self._held, []
+        for loop, waiter in held:
+            loop.call_soon_threadsafe(_wake, waiter)
+
     async def _page(self, request: web.Request) -> web.StreamResponse:
+        with self._lock:
+            waiter = None
+            if self._holding:
+                loop = asyncio.get_running_loop()
+                waiter = loop.create_future()
+                self._held.append((loop, waiter))
+        if waiter is not None:
+            await waiter
         host = request.host.rsplit(":", 1)[0]
         self.now[host] += 1
         self.most[host] = max(self.most[host], self.now[host])
@@ -68,6 +103,20 @@ class Pages:
         name = request.path.rsplit("/", 1)[1]
         html = f"<!doctype html><title>Page {name}</title><h1>Page {name}</h1><p>text {name}</p>"
         return web.Response(text=html, content_type="text/html")
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+async def until(condition: Any, what: str, timeout: float = 300.0) -> None:
+    """Poll ``condition()`` until true; AssertionError naming ``what`` after ``timeout``."""
+    for _ in range(int(timeout / 0.05)):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{what}: not within {timeout:g} s")
 
 
 def start_cluster(nodes: int) -> Any:
@@ -188,29 +237,60 @@ def hang(args: dict[str, Any]) -> dict[str, Any]:
 
     import kobrowser
 
-    cluster = start_cluster(args["nodes"])
+    nodes, concurrency = args["nodes"], args["concurrency"]
+    cluster = start_cluster(nodes)
     ray.init(address=cluster.address)
     frozen: list[int] = []
+    held_at_freeze: list[int] = []
     with PageServer() as server:
         pages = Pages(server, args["pages"])
         urls = [server.url(f"/p/{i}") for i in range(args["pages"])]
 
         async def run() -> dict[str, Any]:
             records: list[dict[str, Any]] = []
-            options = {"ray": "auto", "concurrency": args["concurrency"], "per_host": None}
+            ended: list[bool] = []
+            options = {"ray": "auto", "concurrency": concurrency, "per_host": None}
             async with kobrowser.Scraper(**options) as scraper:
                 assert scraper._engine is not None
                 scraper._engine.deadline = args["deadline"]
-                async for result in scraper.run(urls):
-                    records.append(result.to_dict())
-                    if len(records) == args["freeze_after"]:
-                        actors = _actor_processes()
-                        frozen.append(actors[0])
-                        os.kill(actors[0], signal.SIGSTOP)
+
+                def actors() -> int:
+                    return (scraper.ray_status or {}).get("actors", 0)
+
+                async def freeze() -> None:
+                    # Every page slot of every actor waits on the server: the actor
+                    # frozen then has `concurrency` pages in flight, whichever it is.
+                    enough = args["freeze_after"]
+                    await until(lambda: len(records) >= enough or ended, "records")
+                    assert not ended, "the run ended before the freeze"
+                    pages.hold()
+                    try:
+                        slots = nodes * concurrency
+                        await until(lambda: pages.held >= slots or ended, f"{slots} pages held")
+                        assert not ended, "the run ended while pages were held"
+                        assert actors() == nodes, scraper.ray_status
+                        processes = _actor_processes()
+                        assert len(processes) == nodes, processes
+                        held_at_freeze.append(pages.held)
+                        frozen.append(processes[0])
+                        os.kill(processes[0], signal.SIGSTOP)
+                    finally:
+                        pages.release()
+
+                async def consume() -> None:
+                    async for result in scraper.run(urls):
+                        records.append(result.to_dict())
+                    ended.append(True)
+
+                # Every actor up first, so none is still starting when one is frozen.
+                await until(lambda: actors() == nodes, "every actor up")
+                async with asyncio.TaskGroup() as tg:
+                    tg.create_task(freeze())
+                    tg.create_task(consume())
                 status = scraper.ray_status
                 left = _actor_processes()
                 for _ in range(600):  # the replacement opens its Chrome
-                    if (scraper.ray_status or {}).get("actors") == args["nodes"]:
+                    if actors() == nodes:
                         break
                     await asyncio.sleep(0.2)
                 later = scraper.ray_status
@@ -226,6 +306,7 @@ def hang(args: dict[str, Any]) -> dict[str, Any]:
         out = asyncio.run(run())
         out["served"] = dict(pages.served)
     out["frozen"] = frozen
+    out["held_at_freeze"] = held_at_freeze
     out["frozen_alive"] = bool(frozen) and Path(f"/proc/{frozen[0]}").exists()
     out["urls"] = urls
     ray.shutdown()

@@ -112,11 +112,22 @@ def test_per_host_holds_across_the_cluster() -> None:
 
 @pytest.mark.slow  # about a minute under load
 def test_a_hung_actor_is_replaced_and_its_pages_loaded_elsewhere() -> None:
-    out = run_scenario("hang", nodes=2, pages=40, freeze_after=8, concurrency=3, deadline=8.0)
+    concurrency = 3
+    out = run_scenario(
+        "hang", nodes=2, pages=40, freeze_after=8, concurrency=concurrency, deadline=8.0
+    )
     assert out["frozen"]
+    # Frozen while every page slot of both actors was waiting on the server:
+    # it certainly had `concurrency` pages in flight.
+    assert out["held_at_freeze"] == [2 * concurrency]
     once_each(out["records"], out["urls"])
     status = out["status"]
-    assert status["lost"] >= 1  # its pages in flight went past the deadline
+    assert status["lost"] >= concurrency  # its pages in flight went past the deadline
+    # ... and were loaded again elsewhere (its own Chrome got them too, once let through):
+    reloaded = [path for path, n in out["served"].items() if n > 1]
+    assert len(reloaded) >= concurrency
+    # Each message pair is one load: no URL was sent more than its lost attempts + 1.
+    assert status["visits"] == len(out["urls"]) + status["lost"]
     assert status["actors_started"] >= 3  # the two first, then a replacement
     assert out["later"]["actors"] == 2  # which comes up (maybe after the last page)
     assert out["later"]["nodes"] == 2
