@@ -8,21 +8,25 @@ one JSON object as its last line of stdout.
 
 Scenarios:
     kill: ``nodes`` nodes (one ``browser_slots`` each); ``pages`` slow pages;
-        the last worker node is removed (its raylet and workers killed) once
-        ``kill_after`` records are in.
+        once ``kill_after`` records are in, every page is held (see below)
+        and the last worker node is removed (its raylet and workers killed).
     per_host: pages of two hosts (127.0.0.1 and localhost), ``per_host``;
         the server counts the most requests of one host it served at once.
-    hang: the scrape starts once every node's actor is up; once
-        ``freeze_after`` records are in, the server holds every page until
-        all the actors' page slots (``nodes * concurrency``) are waiting on
-        it, so each actor provably has ``concurrency`` pages in flight; one
-        actor's process is then frozen (SIGSTOP) and the pages let through.
-        The driver's per-URL deadline is cut to ``deadline`` seconds so the
-        test need not wait the default (3 timeouts + 40 s).
+    hang: once ``freeze_after`` records are in, every page is held (see
+        below) and one actor's process is frozen (SIGSTOP). The driver's
+        per-URL deadline is cut to ``deadline`` seconds so the test need not
+        wait the default (3 timeouts + 40 s).
     local: ``ray="auto"`` with neither RAY_ADDRESS nor ``ray.init()``: a local
         Ray of its own, started and shut down by the Scraper.
     cli: ``ko-browser scrape --ray ADDRESS`` stopped with SIGINT after
         ``stop_after`` lines, then ``--resume``; the file's records.
+
+The cluster scenarios start scraping once every node's actor is up, so
+under load none is still opening Chrome while the others do all the pages.
+A node is killed or an actor frozen while the server holds every page
+request until all the actors' page slots (``nodes * concurrency``) wait on
+it: the victim then provably has ``concurrency`` pages in flight, whichever
+it is; the pages are let through once it is dead or frozen.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +61,7 @@ class Pages:
         self.server = server
         self.delay = delay
         self.served: collections.Counter[str] = collections.Counter()
+        self.requested: collections.Counter[str] = collections.Counter()
         self.now: collections.Counter[str] = collections.Counter()
         self.most: collections.Counter[str] = collections.Counter()
         self._lock = threading.Lock()
@@ -85,6 +91,7 @@ class Pages:
 
     async def _page(self, request: web.Request) -> web.StreamResponse:
         with self._lock:
+            self.requested[request.path] += 1
             waiter = None
             if self._holding:
                 loop = asyncio.get_running_loop()
@@ -130,42 +137,115 @@ def start_cluster(nodes: int) -> Any:
     return cluster
 
 
-async def scrape(urls: list[str], options: dict[str, Any], on_record: Any = None) -> dict[str, Any]:
+async def hold_all_then(
+    pages: Pages, slots: int, ended: list[bool], act: Callable[[], Awaitable[None]]
+) -> int:
+    """Hold every page until ``slots`` requests wait, ``act()``, let them go; how many waited."""
+    pages.hold()
+    try:
+        await until(lambda: pages.held >= slots or bool(ended), f"{slots} pages held")
+        assert not ended, "the run ended while pages were held"
+        held = pages.held
+        await act()
+        return held
+    finally:
+        pages.release()
+
+
+During = Callable[[Any, list[dict[str, Any]], list[bool]], Awaitable[None]]
+
+
+async def scrape(
+    urls: list[str],
+    options: dict[str, Any],
+    *,
+    actors: int | None = None,
+    during: During | None = None,
+    deadline: float | None = None,
+    replaced: bool = False,
+) -> dict[str, Any]:
+    """Scrape ``urls``; with ``actors``, only once that many are up.
+
+    ``during(scraper, records, ended)`` runs beside the run (``ended`` gets
+    an item when the last record is in); ``deadline`` cuts the driver's
+    per-URL deadline; with ``replaced``, the Scraper stays open after the
+    run until ``actors`` are up again (``later``: its status then).
+    """
     import kobrowser
 
     records: list[dict[str, Any]] = []
+    ended: list[bool] = []
     most_nodes = 0
     async with kobrowser.Scraper(**options) as scraper:
-        async for result in scraper.run(urls):
-            records.append(result.to_dict())
-            status = scraper.ray_status or {}
-            most_nodes = max(most_nodes, status.get("nodes", 0))
-            if on_record is not None:
-                await on_record(len(records))
+        if deadline is not None:
+            assert scraper._engine is not None
+            scraper._engine.deadline = deadline
+
+        def up() -> int:
+            return int((scraper.ray_status or {}).get("actors", 0))
+
+        if actors is not None:
+            await until(lambda: up() == actors, f"{actors} browser actors up")
+
+        async def consume() -> None:
+            nonlocal most_nodes
+            async for result in scraper.run(urls):
+                records.append(result.to_dict())
+                most_nodes = max(most_nodes, (scraper.ray_status or {}).get("nodes", 0))
+            ended.append(True)
+
+        async with asyncio.TaskGroup() as tg:
+            tg.create_task(consume())
+            if during is not None:
+                tg.create_task(during(scraper, records, ended))
         status = scraper.ray_status
-    return {"records": records, "status": status, "most_nodes": most_nodes}
+        later = status
+        if replaced:
+            for _ in range(600):  # a replacement opens its Chrome
+                if up() == actors:
+                    break
+                await asyncio.sleep(0.2)
+            later = scraper.ray_status
+        actors_later = _actor_processes()
+    return {
+        "records": records,
+        "status": status,
+        "most_nodes": most_nodes,
+        "later": later,
+        "actors_later": actors_later,
+    }
 
 
 def kill(args: dict[str, Any]) -> dict[str, Any]:
     import ray
 
-    cluster = start_cluster(args["nodes"])
+    nodes, concurrency = args["nodes"], args["concurrency"]
+    cluster = start_cluster(nodes)
     victim = cluster.list_all_nodes()[-1]
     ray.init(address=cluster.address)
     removed: list[float] = []
+    held_at_kill: list[int] = []
     with PageServer() as server:
         pages = Pages(server, args["pages"])
         urls = [server.url(f"/p/{i}") for i in range(args["pages"])]
 
-        async def on_record(count: int) -> None:
-            if count == args["kill_after"] and not removed:
+        async def during(scraper: Any, records: list[dict[str, Any]], ended: list[bool]) -> None:
+            enough = args["kill_after"]
+            await until(lambda: len(records) >= enough or bool(ended), "records")
+            assert not ended, "the run ended before the kill"
+
+            async def remove() -> None:
                 await asyncio.to_thread(cluster.remove_node, victim)
                 removed.append(time.monotonic())
 
-        options = {"ray": "auto", "concurrency": args["concurrency"], "per_host": None}
-        out = asyncio.run(scrape(urls, options, on_record))
+            held_at_kill.append(await hold_all_then(pages, nodes * concurrency, ended, remove))
+
+        options = {"ray": "auto", "concurrency": concurrency, "per_host": None}
+        out = asyncio.run(scrape(urls, options, actors=nodes, during=during))
         out["served"] = dict(pages.served)
+        out["requested"] = dict(pages.requested)
     out["removed"] = bool(removed)
+    out["held_at_kill"] = held_at_kill
     out["urls"] = urls
     ray.shutdown()
     cluster.shutdown()
@@ -182,7 +262,7 @@ def per_host(args: dict[str, Any]) -> dict[str, Any]:
         urls = [server.url(f"/p/{i}") for i in range(args["pages"])]
         urls += [server.cross_url(f"/p/{i}") for i in range(args["pages"])]
         options = {"ray": "auto", "concurrency": args["concurrency"], "per_host": args["per_host"]}
-        out = asyncio.run(scrape(urls, options))
+        out = asyncio.run(scrape(urls, options, actors=args["nodes"]))
         out["most_at_once"] = dict(pages.most)
     out["urls"] = urls
     ray.shutdown()
@@ -235,8 +315,6 @@ def _actor_processes() -> list[int]:
 def hang(args: dict[str, Any]) -> dict[str, Any]:
     import ray
 
-    import kobrowser
-
     nodes, concurrency = args["nodes"], args["concurrency"]
     cluster = start_cluster(nodes)
     ray.init(address=cluster.address)
@@ -246,65 +324,25 @@ def hang(args: dict[str, Any]) -> dict[str, Any]:
         pages = Pages(server, args["pages"])
         urls = [server.url(f"/p/{i}") for i in range(args["pages"])]
 
-        async def run() -> dict[str, Any]:
-            records: list[dict[str, Any]] = []
-            ended: list[bool] = []
-            options = {"ray": "auto", "concurrency": concurrency, "per_host": None}
-            async with kobrowser.Scraper(**options) as scraper:
-                assert scraper._engine is not None
-                scraper._engine.deadline = args["deadline"]
+        async def during(scraper: Any, records: list[dict[str, Any]], ended: list[bool]) -> None:
+            enough = args["freeze_after"]
+            await until(lambda: len(records) >= enough or bool(ended), "records")
+            assert not ended, "the run ended before the freeze"
 
-                def actors() -> int:
-                    return (scraper.ray_status or {}).get("actors", 0)
+            async def freeze() -> None:
+                processes = _actor_processes()
+                assert len(processes) == nodes, processes
+                frozen.append(processes[0])
+                os.kill(processes[0], signal.SIGSTOP)
 
-                async def freeze() -> None:
-                    # Every page slot of every actor waits on the server: the actor
-                    # frozen then has `concurrency` pages in flight, whichever it is.
-                    enough = args["freeze_after"]
-                    await until(lambda: len(records) >= enough or ended, "records")
-                    assert not ended, "the run ended before the freeze"
-                    pages.hold()
-                    try:
-                        slots = nodes * concurrency
-                        await until(lambda: pages.held >= slots or ended, f"{slots} pages held")
-                        assert not ended, "the run ended while pages were held"
-                        assert actors() == nodes, scraper.ray_status
-                        processes = _actor_processes()
-                        assert len(processes) == nodes, processes
-                        held_at_freeze.append(pages.held)
-                        frozen.append(processes[0])
-                        os.kill(processes[0], signal.SIGSTOP)
-                    finally:
-                        pages.release()
+            held_at_freeze.append(await hold_all_then(pages, nodes * concurrency, ended, freeze))
 
-                async def consume() -> None:
-                    async for result in scraper.run(urls):
-                        records.append(result.to_dict())
-                    ended.append(True)
-
-                # Every actor up first, so none is still starting when one is frozen.
-                await until(lambda: actors() == nodes, "every actor up")
-                async with asyncio.TaskGroup() as tg:
-                    tg.create_task(freeze())
-                    tg.create_task(consume())
-                status = scraper.ray_status
-                left = _actor_processes()
-                for _ in range(600):  # the replacement opens its Chrome
-                    if actors() == nodes:
-                        break
-                    await asyncio.sleep(0.2)
-                later = scraper.ray_status
-                left_later = _actor_processes()
-            return {
-                "records": records,
-                "status": status,
-                "later": later,
-                "actors_after": left,
-                "actors_later": left_later,
-            }
-
-        out = asyncio.run(run())
+        options = {"ray": "auto", "concurrency": concurrency, "per_host": None}
+        deadline = args["deadline"]
+        run = scrape(urls, options, actors=nodes, during=during, deadline=deadline, replaced=True)
+        out = asyncio.run(run)
         out["served"] = dict(pages.served)
+        out["requested"] = dict(pages.requested)
     out["frozen"] = frozen
     out["held_at_freeze"] = held_at_freeze
     out["frozen_alive"] = bool(frozen) and Path(f"/proc/{frozen[0]}").exists()
@@ -357,6 +395,9 @@ def cli(args: dict[str, Any]) -> dict[str, Any]:
 def main() -> None:
     name, raw = sys.argv[1], sys.argv[2]
     os.environ.pop("RAY_ADDRESS", None)
+    # A suite run as a background job inherits SIGINT ignored, and the CLI keeps an
+    # ignored SIGINT ignored: restore it, so `cli` interrupts as Ctrl-C would.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     scenario = {"kill": kill, "per_host": per_host, "hang": hang, "local": local, "cli": cli}[name]
     result = scenario(json.loads(raw))
     sys.stdout.write("\n" + json.dumps(result) + "\n")
