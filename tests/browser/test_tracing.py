@@ -109,6 +109,12 @@ async def test_a_20_step_agent_run_is_traced_and_the_trace_opens_offline(
             # Step 6 (by its link): its picture and the snapshot it acted on render.
             await viewer.click(next(e.id for e in snap.id_map.values() if e.name == listed[5]))
             await viewer.wait_for_url("**#step-6")
+            # The viewer shows a step on `hashchange`, a task that may run after
+            # the URL's change is reported: wait for the step itself.
+            await viewer.wait_for_function(
+                "!document.getElementById('step-6').hidden"
+                " && document.getElementById('step-1').hidden"
+            )
             shown = await viewer.snapshot(text_limit=None)
             assert "Step 6: click" in shown.text
             assert 'img "Screenshot after step 6"' in shown.text
