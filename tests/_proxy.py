@@ -60,6 +60,8 @@ class TestProxy:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._server: asyncio.Server | None = None
+        self._connections: set[asyncio.Task[None]] = set()
+        self._writers: set[asyncio.StreamWriter] = set()
         self.port = 0
 
     @property
@@ -114,9 +116,23 @@ class TestProxy:
         self._server = await asyncio.start_server(self._serve, sock=sock)
 
     async def _stop(self) -> None:
+        # Every connection ends here, its transport closed, before the loop
+        # stops: a task or socket left for the garbage collector warns
+        # (ResourceWarning) in whichever later test the collection runs.
         if self._server is not None:
             self._server.close()
             self._server = None
+        # Every other task of this loop: connections being served, and ones
+        # accepted whose transport is still being made (asyncio's own task).
+        current = asyncio.current_task()
+        while others := [t for t in asyncio.all_tasks() if t is not current and not t.done()]:
+            for task in others:
+                task.cancel()
+            await asyncio.gather(*others, return_exceptions=True)
+        for writer in self._writers:
+            writer.close()
+        self._writers.clear()
+        await asyncio.sleep(0)  # the closed transports' connection_lost callbacks
 
     # -- one connection --------------------------------------------------------
 
@@ -130,6 +146,18 @@ class TestProxy:
         )
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        self._writers.add(writer)
+        try:
+            await self._handle(reader, writer)
+        finally:
+            self._connections.discard(task)
+            self._writers.discard(writer)
+            writer.close()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             head = await reader.readuntil(b"\r\n\r\n")
         except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
