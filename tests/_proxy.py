@@ -60,7 +60,6 @@ class TestProxy:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._server: asyncio.Server | None = None
-        self._connections: set[asyncio.Task[None]] = set()
         self._writers: set[asyncio.StreamWriter] = set()
         self.port = 0
 
@@ -124,6 +123,7 @@ class TestProxy:
             self._server = None
         # Every other task of this loop: connections being served, and ones
         # accepted whose transport is still being made (asyncio's own task).
+        await asyncio.sleep(0)  # a connection's task just made runs its first step
         current = asyncio.current_task()
         while others := [t for t in asyncio.all_tasks() if t is not current and not t.done()]:
             for task in others:
@@ -146,14 +146,10 @@ class TestProxy:
         )
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._connections.add(task)
         self._writers.add(writer)
         try:
             await self._handle(reader, writer)
         finally:
-            self._connections.discard(task)
             self._writers.discard(writer)
             writer.close()
 
