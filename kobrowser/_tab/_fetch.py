@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import msgspec
 
@@ -33,7 +33,14 @@ if TYPE_CHECKING:
     from kobrowser._tab._clickable import ClickableMaps
     from kobrowser.cdp import BatchCall, CDPSession, Decode
 
-__all__ = ["FetchCache", "FetchedFrames", "FrameDocument", "fetch_frames", "resolve_scope"]
+__all__ = [
+    "FetchCache",
+    "FetchedFrames",
+    "FrameDocument",
+    "TopHook",
+    "fetch_frames",
+    "resolve_scope",
+]
 
 
 class _Frame(msgspec.Struct, gc=False):
@@ -107,6 +114,11 @@ class FetchedFrames(msgspec.Struct):
     frames: dict[str, FrameAX] = {}
     root_raw: msgspec.Raw | None = None
 
+    def adopt_root(self, nodes: list[AXNode]) -> None:
+        """Take ``nodes``, decoded already from :attr:`root_raw`, as the top document's."""
+        self.root.nodes = nodes
+        self.root_raw = None
+
     def decode_root(self) -> None:
         """Decode the top document's nodes into ``root.nodes`` (once; no-op after).
 
@@ -154,6 +166,37 @@ def _child_ax(session: CDPSession, frame_id: str, clickable: ClickableMaps | Non
 
 
 _FLAT_AX_LATER = _FLAT_AX.decoder(_undecoded)
+
+
+class TopHook(Protocol):
+    """Told about the top document while the fetch's batch is still out.
+
+    Both are called from the connection's reader: they must be fast.
+    """
+
+    def document(self, frame_id: str, loader_id: str, url: str) -> None:
+        """The top document, as its session's frame tree shows it."""
+        ...
+
+    def arrived(self, raw: msgspec.Raw) -> msgspec.Raw:
+        """Its AX answer (the JSON kept in :attr:`FetchedFrames.root_raw`); returns it."""
+        ...
+
+
+def _tell_frame(hook: TopHook, tree: _FrameTreeNode) -> None:
+    frame = tree.frame
+    hook.document(frame.id, frame.loaderId, frame.url)
+
+
+def _told_tree(hook: TopHook) -> Callable[[msgspec.Raw], _FrameTreeNode]:
+    """The top session's frame tree decoder, telling ``hook`` the top document."""
+
+    def told(raw: msgspec.Raw) -> _FrameTreeNode:
+        tree = _frame_tree(raw)
+        _tell_frame(hook, tree)
+        return tree
+
+    return told
 
 
 class AXBudget:
@@ -223,6 +266,7 @@ async def fetch_frames(
     top_nodes: list[AXNode] | None = None,
     frame_nodes: Mapping[CDPSession, list[AXNode]] | None = None,
     child_nodes: Mapping[str, list[AXNode]] | None = None,
+    top_hook: TopHook | None = None,
 ) -> FetchedFrames:
     """Fetch every frame's AX tree concurrently and link child frames to owners.
 
@@ -262,6 +306,9 @@ async def fetch_frames(
             nodes, already known (from that frame's AX mirror): its
             ``getFullAXTree({frameId})`` is not asked for (used only while
             the frame is in its session's frame tree).
+        top_hook: told the top document as soon as it is known and its AX
+            answer as soon as it arrives, while the rest of the batch is
+            still out (kobrowser/_tab/_ahead.py).
 
     Raises:
         KoBrowserError: the top document could not be read.
@@ -272,13 +319,22 @@ async def fetch_frames(
         known = {**known, page: top_nodes}
     children = dict(child_nodes or {})
     fetched = await _fetch(
-        page, oopifs, timeout, cache, frame_tree_version, clickable, budget, known, children
+        page,
+        oopifs,
+        timeout,
+        cache,
+        frame_tree_version,
+        clickable,
+        budget,
+        known,
+        children,
+        top_hook,
     )
     if fetched is None:
         # A frame tree reused from the cache changed while the AX trees were
         # read: read everything again, asking for every frame tree this time.
         fetched = await _fetch(
-            page, oopifs, timeout, cache, None, clickable, budget, known, children
+            page, oopifs, timeout, cache, None, clickable, budget, known, children, top_hook
         )
     assert fetched is not None
     return fetched
@@ -294,6 +350,7 @@ async def _fetch(
     budget: AXBudget,
     known: Mapping[CDPSession, list[AXNode]],
     child_nodes: Mapping[str, list[AXNode]],
+    top_hook: TopHook | None,
 ) -> FetchedFrames | None:
     owner_cache = cache.owners
     # (session, parent session, the frame id of its document if known)
@@ -308,12 +365,16 @@ async def _fetch(
         version = frame_tree_version(session) if frame_tree_version is not None else None
         versions.append(version)
         cached = cache.trees.get(session)
+        hook = top_hook if own_id is None else None
         if version is not None and cached is not None and cached[0] == version:
             reused[session] = cached[1]
             tree_index = -1
+            if hook is not None:
+                _tell_frame(hook, cached[1])
         else:
             tree_index = len(requests)
-            requests.append((session, "Page.getFrameTree", None, _frame_tree))
+            tree_decode = _frame_tree if hook is None else _told_tree(hook)
+            requests.append((session, "Page.getFrameTree", None, tree_decode))
         asked: dict[str | None, int] = {None: -1}  # -1: a mirror's nodes (see below)
         # The top document is built with everything, once all is in: its AX
         # tree is asked for before its session's clickable map, so the
@@ -322,7 +383,8 @@ async def _fetch(
         # (prebuild_frame): its AX call comes after the map.
         if own_id is None and session not in known:
             asked[None] = len(requests)
-            requests.append((session, _AX, None, _FLAT_AX_LATER))
+            top_decode = _FLAT_AX_LATER if hook is None else _FLAT_AX.decoder(hook.arrived)
+            requests.append((session, _AX, None, top_decode))
         if clickable is not None and not clickable.has(session):
             calls = clickable.calls(session)
             map_calls.append((session, len(requests) + len(calls) - 1))

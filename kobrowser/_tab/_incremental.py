@@ -65,6 +65,7 @@ class IncrementalBuilder:
         answer: MirrorAnswer | None,
         *,
         scope: Collection[tuple[str, int]] | None,
+        built: list[Node] | None = None,
     ) -> tuple[list[Node], bool]:
         """The printed tree of ``root``; whether it reused the previous build.
 
@@ -73,10 +74,13 @@ class IncrementalBuilder:
             answer: the mirror's answer the top frame's nodes came from, or
                 None for a full fetch.
             scope: the selector's scope, as for ``build_tree``.
+            built: a full fetch's tree, built already (no scope): taken as it is.
         """
         self._built = False
         if answer is None:
             # A full fetch: the memo stays (it follows the mirror's answers).
+            if built is not None and scope is None:
+                return built, False
             return build_tree(root, scope=scope), False
         memo, self._memo = self._memo, None  # until this build completes
         usable = (

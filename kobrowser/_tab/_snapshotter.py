@@ -11,11 +11,13 @@ their own mirrors (see docs/ax-mirror.md).
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 import anyio
 
 from kobrowser._concurrency import gather, unwrapping
+from kobrowser._tab._ahead import TopAhead
 from kobrowser._tab._clickable import ClickableMaps
 from kobrowser._tab._clickkeep import ClickKeep
 from kobrowser._tab._clickwatch import ClickWatch
@@ -28,8 +30,11 @@ from kobrowser.snapshot import build_tree, filter_tree
 from kobrowser.snapshot._ax import gc_paused, raw_name
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from kobrowser._tab._ahead import Numbered
     from kobrowser._tab._axmirror import MirrorAnswer, TabMirror
-    from kobrowser._tab._fetch import FetchedFrames
+    from kobrowser._tab._fetch import FetchedFrames, FrameDocument
     from kobrowser._tab._frames import FrameRegistry
     from kobrowser.cdp import CDPSession
     from kobrowser.snapshot import AXNode, Node
@@ -60,6 +65,13 @@ class Snapshotter:
         incremental: builds mirrored snapshots from the previous one
             (kobrowser/_tab/_incremental.py).
         ids: the tab's stable ids (None: depth-first numbering).
+        build_ahead: build a big top document while its clickable map is
+            captured (kobrowser/_tab/_ahead.py); False: after (for tests
+            and benchmarks).
+        stats: ``ahead`` (snapshots whose top document was built ahead and
+            kept), ``numbered ahead`` (of those, numbered ahead too) and
+            ``ahead refused`` (built ahead, then built again because the
+            map changed it).
     """
 
     def __init__(
@@ -79,6 +91,8 @@ class Snapshotter:
         self.clickkeep = ClickKeep(frames.frame_tree_version)
         self.incremental = IncrementalBuilder()
         self.ids = StableIds() if stable else None
+        self.build_ahead = True
+        self.stats: dict[str, int] = {"ahead": 0, "numbered ahead": 0, "ahead refused": 0}
 
     async def take(
         self,
@@ -132,41 +146,64 @@ class Snapshotter:
             assert mirror is not None
             await watch.prepare(maps, timeout=timeout, verify=mirror.verify, fresh=top is None)
         scope: set[tuple[str, int]] | None = None
+        fetch = functools.partial(
+            fetch_frames,
+            page,
+            oopifs,
+            timeout=timeout,
+            cache=cache,
+            frame_tree_version=frames.frame_tree_version,
+            clickable=maps,
+            limit=limit,
+            top_nodes=top,
+            frame_nodes=framed,
+            child_nodes=same,
+        )
+        ahead: TopAhead | None = None
         # fetch_frames and the selector run in task groups: a failure of the top
         # document or an invalid selector comes back as itself, not as a group
         # (and the caller's cancellation is never lost to an error on the way out).
         async with unwrapping():
-            if selector is None:
-                fetched = await fetch_frames(
-                    page,
-                    oopifs,
-                    timeout=timeout,
-                    cache=cache,
-                    frame_tree_version=frames.frame_tree_version,
-                    clickable=maps,
-                    limit=limit,
-                    top_nodes=top,
-                    frame_nodes=framed,
-                    child_nodes=same,
-                )
-            else:
+            if selector is not None:
                 fetched, found = await gather(
-                    lambda: fetch_frames(
-                        page,
-                        oopifs,
-                        timeout=timeout,
-                        cache=cache,
-                        frame_tree_version=frames.frame_tree_version,
-                        clickable=maps,
-                        limit=limit,
-                        top_nodes=top,
-                        frame_nodes=framed,
-                        child_nodes=same,
-                    ),
-                    lambda: resolve_scope(page, selector, timeout=timeout),
+                    fetch, lambda: resolve_scope(page, selector, timeout=timeout)
                 )
                 top_frame = fetched.root.frame_id
                 scope = {(top_frame, backend) for backend in found}
+            elif maps is None or top is not None or not self.build_ahead or maps.has(page):
+                fetched = await fetch()
+            else:
+                # A full read with its map still to come: the top document is
+                # built (and numbered) while the renderer captures the map.
+                number = (
+                    None
+                    if self.ids is not None
+                    else functools.partial(
+                        _numbered,
+                        interactive=interactive,
+                        compact=compact,
+                        depth=depth,
+                        text_limit=text_limit,
+                    )
+                )
+                ahead = TopAhead(page, functools.partial(maps.has, page), number)
+                async with anyio.create_task_group() as group:
+                    group.start_soon(ahead.run)
+                    try:
+                        fetched = await fetch(top_hook=ahead)
+                    finally:
+                        ahead.close()
+        built = None
+        numbered_ahead = None
+        if ahead is not None:
+            built = ahead.tree_for(fetched.root.frame_id, fetched.root_raw, fetched.root.clickable)
+            if built is not None:
+                fetched.adopt_root(built.nodes)
+                numbered_ahead = ahead.numbered_for(fetched.documents)
+                self.stats["ahead"] += 1
+                self.stats["numbered ahead"] += numbered_ahead is not None
+            elif ahead.ahead is not None:
+                self.stats["ahead refused"] += 1
 
         if maps is not None and maps.any_hidden():
             # Names of icon-only controls, asked only for lines that would
@@ -182,6 +219,8 @@ class Snapshotter:
         with gc_paused():
             snapshot = self._finish(
                 fetched,
+                None if built is None else built.tree,
+                numbered_ahead,
                 answer,
                 maps,
                 watch,
@@ -203,6 +242,8 @@ class Snapshotter:
     def _finish(
         self,
         fetched: FetchedFrames,
+        built: list[Node] | None,
+        numbered_ahead: Numbered | None,
         answer: MirrorAnswer | None,
         maps: ClickableMaps | None,
         watch: ClickWatch | None,
@@ -218,7 +259,11 @@ class Snapshotter:
         timeout: float,
         fresh: bool,
     ) -> Snapshot:
-        """Build, filter, number and format what ``take`` fetched (no I/O, no await)."""
+        """Build, filter, number and format what ``take`` fetched (no I/O, no await).
+
+        ``built``: the top document's tree, built already (``_ahead``), and
+        ``numbered_ahead`` that tree numbered (None: numbered here).
+        """
         fetched.decode_root()
         mirror, cache = self.mirror, self.cache
         top = None if answer is None else answer.nodes
@@ -247,22 +292,21 @@ class Snapshotter:
         def numbered(
             tree: list[Node], cache: FormatCache | None = None, kept: FilterCache | None = None
         ) -> tuple[str, dict[int, Element], list[Element]]:
-            if filtered:
-                # The full tree needs no filtering (filter_tree would only copy it).
-                tree = filter_tree(
-                    tree, interactive=interactive, compact=compact, depth=depth, cache=kept
-                )
-            return number_snapshot(
+            return _numbered(
                 tree,
-                title=title or None,
-                documents=fetched.documents,
+                title,
+                fetched.documents,
+                interactive=interactive,
+                compact=compact,
+                depth=depth,
                 text_limit=text_limit,
                 cache=cache,
+                kept=kept,
                 ids=ids,
             )
 
         incremental = self.incremental
-        tree, reused = incremental.build(fetched.root, answer, scope=scope)
+        tree, reused = incremental.build(fetched.root, answer, scope=scope, built=built)
         if maps is not None:
             name_icons(tree, fetched.documents, maps)  # frames built ahead of the hints
         lines = (
@@ -271,8 +315,11 @@ class Snapshotter:
             else None  # a format cache keeps sequential ids
         )
         kept = incremental.filter_cache(interactive, compact, depth) if filtered else None
-        text, elements, roots = numbered(tree, lines, kept)
-        if reused and mirror is not None and mirror.verify:
+        if numbered_ahead is not None:
+            text, elements, roots = numbered_ahead
+        else:
+            text, elements, roots = numbered(tree, lines, kept)
+        if (reused or built is not None) and mirror is not None and mirror.verify:
             compare_numbered(
                 (text, elements, roots), lambda: numbered(build_tree(fetched.root, scope=scope))
             )
@@ -287,6 +334,33 @@ class Snapshotter:
             issued=0 if ids is None else ids.issued,
         )
         return snapshot
+
+
+def _numbered(
+    tree: list[Node],
+    title: str,
+    documents: Mapping[str, FrameDocument],
+    *,
+    interactive: bool,
+    compact: bool,
+    depth: int | None,
+    text_limit: int | None,
+    cache: FormatCache | None = None,
+    kept: FilterCache | None = None,
+    ids: StableIds | None = None,
+) -> tuple[str, dict[int, Element], list[Element]]:
+    """Filter (in the modes asked), number and format a printed tree."""
+    if interactive or compact or depth is not None:
+        # The full tree needs no filtering (filter_tree would only copy it).
+        tree = filter_tree(tree, interactive=interactive, compact=compact, depth=depth, cache=kept)
+    return number_snapshot(
+        tree,
+        title=title or None,
+        documents=documents,
+        text_limit=text_limit,
+        cache=cache,
+        ids=ids,
+    )
 
 
 def _after_same_frames(

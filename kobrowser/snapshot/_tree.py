@@ -161,7 +161,7 @@ def build_tree(
         if memo is not None:
             memo.clickable = frame.clickable
         elif scope is None:
-            return _full_build(frame, index, proper)
+            return full_build(frame, index, proper)
         return _build(frame, scope_set, scope is None, memo, index, proper)
 
 
@@ -179,20 +179,20 @@ def prebuild_frame(
     clickable map (see :class:`FrameAX`).
     """
     frame = FrameAX(frame_id=frame_id, nodes=nodes, clickable=clickable or {})
-    if nodes and not _embeds_frames(nodes):
+    if nodes and not embeds_frames(nodes):
         with gc_paused():
-            frame.built = _full_build(frame)
+            frame.built = full_build(frame)
     return frame
 
 
-def _full_build(
+def full_build(
     frame: FrameAX, index: Mapping[str, AXNode] | None = None, proper: bool = False
 ) -> list[Node]:
     """A build with no scope and no memo."""
     return _build(frame, (), True, None, index, proper)
 
 
-def _embeds_frames(nodes: list[AXNode]) -> bool:
+def embeds_frames(nodes: list[AXNode]) -> bool:
     """Whether any node has a role the walk treats as an ``iframe``.
 
     Ignored ones too: a superset of what the walk would embed, so a frame
@@ -324,7 +324,15 @@ def _build(
             continue
         backend = ax.backendDOMNodeId
         clickmap = fs[3]
-        self_click = bool(clickmap) and backend is not None and clickmap.get(backend) == backend
+        # Read only where it counts (outside interactive elements, not on one):
+        # ``_ahead`` relies on the walk asking the map nothing else.
+        self_click = (
+            owner >= 0
+            and kind != INTERACTIVE
+            and bool(clickmap)
+            and backend is not None
+            and clickmap.get(backend) == backend
+        )
         if kind == TRANSPARENT:
             name = ""
         else:
