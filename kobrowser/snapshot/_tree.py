@@ -196,13 +196,17 @@ def embeds_frames(nodes: list[AXNode]) -> bool:
     """Whether any node has a role the walk treats as an ``iframe``.
 
     Ignored ones too: a superset of what the walk would embed, so a frame
-    it answers False for has nothing for the walk to inline.
+    it answers False for has nothing for the walk to inline. Each distinct
+    role is classified once (a page has a few dozen among its nodes).
     """
-    for node in nodes:
-        raw = raw_role(node)
-        if raw.__class__ is str and role_info(raw)[1] == IFRAME:
-            return True
-    return False
+    roles: set[Any] = set()
+    add = roles.add
+    items: list[Any] = nodes  # flat or not (FlatAXNode holds the values themselves)
+    for node in items:
+        raw = node.role if node.__class__ is FlatAXNode else raw_role(node)
+        if raw.__class__ is str:
+            add(raw)
+    return any(role_info(raw)[1] == IFRAME for raw in roles)
 
 
 def _build(
