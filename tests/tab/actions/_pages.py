@@ -61,7 +61,13 @@ def page(body: str, *, title: str = "T", head: str = "") -> str:
 def find(snap: Snapshot, role: str, name: str | None = None) -> Element:
     """The only element of ``snap`` with ``role`` (and ``name``)."""
     found = [e for e in snap.id_map.values() if e.role == role and (name is None or e.name == name)]
-    assert len(found) == 1, f"{len(found)} x {role} {name!r} in\n{snap.text}"
+    if len(found) != 1:
+        # What the fetch saw of each frame, to tell a frame never read from one not linked.
+        frames = {f: (d.url, d.parent_id) for f, d in snap._documents.items()}
+        raise AssertionError(
+            f"{len(found)} x {role} {name!r} in\n{snap.text}\n"
+            f"frames read: {frames}\nowners: {dict(snap._owners)}"
+        )
     return found[0]
 
 
