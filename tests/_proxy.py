@@ -23,11 +23,18 @@ import asyncio
 import base64
 import socket
 import threading
+from collections.abc import Coroutine
 from concurrent.futures import Future
-from typing import NamedTuple
+from typing import Any, NamedTuple
 from urllib.parse import SplitResult, urlsplit
 
 __all__ = ["ProxiedRequest", "TestProxy"]
+
+
+def _accepting(task: asyncio.Task[Any]) -> bool:
+    """Whether ``task`` is asyncio's own, making an accepted connection's transport."""
+    name: str = getattr(task.get_coro(), "__qualname__", "")
+    return not task.done() and name.endswith("_accept_connection2")
 
 
 class ProxiedRequest(NamedTuple):
@@ -112,19 +119,32 @@ class TestProxy:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
-        self._server = await asyncio.start_server(self._serve, sock=sock)
+        self._server = await asyncio.start_server(self._accept, sock=sock)
 
     async def _stop(self) -> None:
         # Every connection ends here, its transport closed, before the loop
         # stops: a task or socket left for the garbage collector warns
         # (ResourceWarning) in whichever later test the collection runs.
-        if self._server is not None:
-            self._server.close()
-            self._server = None
-        # Every other task of this loop: connections being served, and ones
-        # accepted whose transport is still being made (asyncio's own task).
-        await asyncio.sleep(0)  # a connection's task just made runs its first step
         current = asyncio.current_task()
+        server, self._server = self._server, None
+        if server is not None:
+            # Stop accepting first, then let the connections just accepted get
+            # their transports, and only then close the server. asyncio makes
+            # each accepted connection's transport in a task of its own; once
+            # the server is closed that task fails (the server refuses a new
+            # transport) and leaves the socket to the collector.
+            loop = asyncio.get_running_loop()
+            for sock in server.sockets:
+                loop.remove_reader(sock.fileno())
+            for _ in range(10):
+                accepting = [t for t in asyncio.all_tasks() if t is not current and _accepting(t)]
+                if not accepting:
+                    break
+                await asyncio.wait(accepting, timeout=1)
+            server.close()
+        for writer in self._writers:
+            writer.close()
+        # Then every other task of this loop (connections being served).
         while others := [t for t in asyncio.all_tasks() if t is not current and not t.done()]:
             for task in others:
                 task.cancel()
@@ -145,8 +165,15 @@ class TestProxy:
             for name, value in headers
         )
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def _accept(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> Coroutine[Any, Any, None]:
+        # Called by asyncio as the connection's transport is made, before its
+        # task exists: the writer is known to _stop from this moment on.
         self._writers.add(writer)
+        return self._serve(reader, writer)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             await self._handle(reader, writer)
         finally:
