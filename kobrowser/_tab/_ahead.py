@@ -32,7 +32,7 @@ import msgspec
 
 from kobrowser._tab._fetch import FrameDocument
 from kobrowser.snapshot._ahead import Ahead, build_ahead
-from kobrowser.snapshot._ax import decode_snapshot_nodes, gc_paused, raw_name
+from kobrowser.snapshot._ax import decode_snapshot_nodes, document_title, gc_paused
 
 if TYPE_CHECKING:
     from kobrowser.cdp import CDPSession
@@ -66,8 +66,8 @@ class TopAhead:
 
     Attributes:
         ahead: what was built, or None (not built, or not yet).
-        numbered: :attr:`ahead` numbered, or None.
-        numbered_document: the top document :attr:`numbered` was numbered for.
+        numbered: :attr:`ahead` numbered (for the top document the frame
+            tree showed), or None.
     """
 
     __slots__ = (
@@ -79,8 +79,6 @@ class TopAhead:
         "_raw",
         "ahead",
         "numbered",
-        "numbered_document",
-        "raw",
     )
 
     def __init__(
@@ -94,12 +92,15 @@ class TopAhead:
         self._arrived = anyio.Event()
         self.ahead: Ahead | None = None
         self.numbered: Numbered | None = None
-        self.numbered_document: FrameDocument | None = None
-        self.raw: msgspec.Raw | None = None
 
     def document(self, frame_id: str, loader_id: str, url: str) -> None:
-        """The top document, as its frame tree shows it (called from the reader)."""
-        self._document = FrameDocument(frame_id, self._page, loader_id, url, None)
+        """The top document, as its frame tree shows it (called from the reader).
+
+        Its frame tree comes before its AX answer; once that answer is in,
+        a fetch run again tells nothing more (the answer kept is the first).
+        """
+        if not self._arrived.is_set():
+            self._document = FrameDocument(frame_id, self._page, loader_id, url, None)
 
     def arrived(self, raw: msgspec.Raw) -> msgspec.Raw:
         """The top document's AX answer is in (called from the reader: fast)."""
@@ -130,11 +131,10 @@ class TopAhead:
                 return
             ahead = build_ahead(document.frame_id, nodes)
             if ahead is not None and self._number is not None:
-                title = raw_name(nodes[0])
-                text = " ".join(title.split()) if isinstance(title, str) else ""
-                self.numbered = self._number(ahead.tree, text, {document.frame_id: document})
-                self.numbered_document = document
-        self.ahead, self.raw = ahead, raw
+                self.numbered = self._number(
+                    ahead.tree, document_title(nodes), {document.frame_id: document}
+                )
+        self.ahead = ahead
 
     def tree_for(
         self, frame_id: str, raw: msgspec.Raw | None, clickable: Mapping[int, int]
@@ -151,7 +151,7 @@ class TopAhead:
         if (
             ahead is None
             or raw is None
-            or raw is not self.raw
+            or raw is not self._raw
             or frame_id != ahead.frame_id
             or not ahead.holds(clickable)
         ):
@@ -160,7 +160,7 @@ class TopAhead:
 
     def numbered_for(self, documents: Mapping[str, FrameDocument]) -> Numbered | None:
         """:attr:`numbered`, if the fetch ended with the document it was numbered for."""
-        document = self.numbered_document
+        document = self._document
         if self.numbered is None or document is None:
             return None
         fetched = documents.get(document.frame_id)

@@ -27,7 +27,7 @@ from kobrowser._tab._incremental import IncrementalBuilder, compare_numbered
 from kobrowser._tab._snapshot import Element, Snapshot, number_snapshot
 from kobrowser._tab._stableids import StableIds
 from kobrowser.snapshot import build_tree, filter_tree
-from kobrowser.snapshot._ax import gc_paused, raw_name
+from kobrowser.snapshot._ax import document_title, gc_paused
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -283,8 +283,7 @@ class Snapshotter:
             mirror.after_frames(read_in_full, timeout=timeout)
         if mirror is not None:
             _after_same_frames(mirror, fetched, oopifs, same, timeout, start=not fresh)
-        raw_title = raw_name(root_nodes[0]) if root_nodes else None
-        title = " ".join(raw_title.split()) if isinstance(raw_title, str) else ""
+        title = document_title(root_nodes)
 
         filtered = interactive or compact or depth is not None
         ids = self.ids

@@ -32,6 +32,7 @@ __all__ = [
     "counted_nodes",
     "decode_ax_tree",
     "decode_snapshot_nodes",
+    "document_title",
     "gc_paused",
     "raw_name",
     "raw_role",
@@ -269,6 +270,12 @@ def raw_name(node: AXNode | FlatAXNode) -> Any:
     if isinstance(node, FlatAXNode) or node.name is None:
         return node.name
     return node.name.value
+
+
+def document_title(nodes: Sequence[AXNode | FlatAXNode]) -> str:
+    """A document's title: its root node's name, whitespace-normalized ("" for none)."""
+    title = raw_name(nodes[0]) if nodes else None
+    return " ".join(title.split()) if isinstance(title, str) else ""
 
 
 def counted_nodes(nodes: Sequence[AXNode | FlatAXNode]) -> int:
