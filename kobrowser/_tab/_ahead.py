@@ -32,7 +32,12 @@ import msgspec
 
 from kobrowser._tab._fetch import FrameDocument
 from kobrowser.snapshot._ahead import Ahead, build_ahead
-from kobrowser.snapshot._ax import decode_snapshot_nodes, document_title, gc_paused
+from kobrowser.snapshot._ax import (
+    decode_snapshot_nodes,
+    document_title,
+    gc_paused,
+    promote_all,
+)
 
 if TYPE_CHECKING:
     from kobrowser.cdp import CDPSession
@@ -134,6 +139,9 @@ class TopAhead:
                 self.numbered = self._number(
                     ahead.tree, document_title(nodes), {document.frame_id: document}
                 )
+            # What was built is kept, and the map is due: no collection may walk
+            # it all when the pause ends, just as the map arrives.
+            promote_all()
         self.ahead = ahead
 
     def tree_for(

@@ -82,6 +82,8 @@ _SHAPES: Final = frozenset(
     {"rect", "circle", "ellipse", "line", "polyline", "polygon", "path", "use", "image"}
 )
 """SVG elements Chrome leaves out of its tree when unnamed: ``graphics-symbol`` lines."""
+_MARKED: Final = frozenset({"pointer", *_NEVER, *_SHAPES})
+"""Every string :func:`_markers` looks for."""
 
 PARAMS: Final = {
     "computedStyles": ["cursor"],
@@ -317,21 +319,19 @@ def _map_of(captured: _Captured) -> ClickableMap:
 def _markers(strings: list[str]) -> tuple[int, set[int], set[int]]:
     """The string index of ``pointer`` (-2: none), those of the elements never
     clickable, and those of the SVG shapes' names."""
-    try:
-        pointer = strings.index("pointer")
-    except ValueError:
-        pointer = -2
+    # One pass in C finds which of the names are there at all; only those
+    # are looked for (list.index scans in C too: a page has tens of
+    # thousands of strings, and most pages have no SVG shape).
+    there = _MARKED.intersection(strings)
+    pointer = strings.index("pointer") if "pointer" in there else -2
     never: set[int] = set()
-    for name in _NEVER:  # list.index scans in C: a page has tens of thousands of strings
+    for name in _NEVER & there:
         at = -1
         with contextlib.suppress(ValueError):
             while True:
                 at = strings.index(name, at + 1)
                 never.add(at)
-    shapes: set[int] = set()
-    for name in _SHAPES:
-        with contextlib.suppress(ValueError):
-            shapes.add(strings.index(name))
+    shapes = {strings.index(name) for name in _SHAPES & there}
     return pointer, never, shapes
 
 

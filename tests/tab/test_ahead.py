@@ -8,6 +8,7 @@ so that it cannot pass by never building ahead).
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
@@ -140,3 +141,30 @@ async def test_stable_ids_build_ahead_and_number_after(server: PageServer) -> No
         assert stats["ahead"] == 1
         assert stats["numbered ahead"] == 0
         assert ahead.text == after.text
+
+
+async def test_what_was_built_ahead_is_promoted_unwalked(
+    open_tab: OpenTab, server: PageServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The map is due as the build ends: no collection of the youngest
+    # generations may then walk the tens of thousands of objects just built,
+    # so they go straight to the oldest one.
+    from kobrowser._tab import _ahead
+
+    young_after: list[int] = []
+    run = _ahead.TopAhead.run
+
+    async def spying(self: _ahead.TopAhead) -> None:
+        await run(self)
+        if self.numbered is not None:
+            young = {id(o) for generation in (0, 1) for o in gc.get_objects(generation)}
+            elements = list(self.numbered[1].values())
+            young_after.append(sum(id(e) in young for e in elements))
+            assert len(elements) > 1000
+
+    monkeypatch.setattr(_ahead.TopAhead, "run", spying)
+    url = server.set_page("/ahead.html", PLAIN)
+    async with open_tab(url) as tab:
+        await tab.snapshot(fresh=True)
+        assert tab._snapshotter.stats["numbered ahead"] == 1
+    assert young_after == [0]
