@@ -107,9 +107,11 @@ def promote_all() -> None:
     find them all alive. ``gc.freeze()`` then ``gc.unfreeze()`` moves them to
     the oldest generation without that walk (the documented pair: unfreeze
     puts the frozen objects in the oldest generation), where a full
-    collection still reaches them and any cycle among them. Nothing is done
-    when objects are frozen already: someone else's ``gc.freeze()`` stays
-    in force.
+    collection still reaches them and any cycle among them. It moves the
+    whole process's young objects, not only the burst's: cyclic garbage made
+    elsewhere just before waits for the next full collection instead of the
+    next young one. Nothing is done when objects are frozen already: someone
+    else's ``gc.freeze()`` stays in force.
     """
     if gc.get_freeze_count() == 0:
         gc.freeze()
