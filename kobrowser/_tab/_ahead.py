@@ -139,9 +139,10 @@ class TopAhead:
                 self.numbered = self._number(
                     ahead.tree, document_title(nodes), {document.frame_id: document}
                 )
-            # What was built is kept, and the map is due: no collection may walk
-            # it all when the pause ends, just as the map arrives.
-            promote_all()
+            if ahead is not None:
+                # What was built is kept, and the map is due: no collection may
+                # walk it all when the pause ends, just as the map arrives.
+                promote_all()
         self.ahead = ahead
 
     def tree_for(
